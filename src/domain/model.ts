@@ -1,0 +1,84 @@
+// The one model of the provider's data that the whole bot uses. The provider client
+// normalises both API versions into these types; nothing else knows which version is in use.
+
+export const SERVICE_KINDS = ["tv", "internet", "iptv"] as const;
+export type ServiceKind = (typeof SERVICE_KINDS)[number];
+
+export const BILLING_PERIODS = ["monthly", "quarterly", "half-yearly", "yearly"] as const;
+export type BillingPeriod = (typeof BILLING_PERIODS)[number];
+
+export interface Customer {
+  cuid: string;
+  firstName: string;
+  lastName: string;
+  status: string;
+}
+
+/** One connection of a customer; `id` is the STB number (tv) or username (internet, iptv). */
+export interface Connection {
+  service: ServiceKind;
+  id: string;
+  status: string;
+}
+
+export interface CustomerInfo {
+  customer: Customer;
+  connections: Connection[];
+}
+
+export interface Subscription {
+  code: string;
+  name: string;
+  start: Date;
+  end: Date;
+}
+
+export interface Bouquet {
+  code: string;
+  /** The provider's name as sent, suffixes included. */
+  name: string;
+  /** The name without the billing period and `[AddOn]` markers. */
+  displayName: string;
+  price: number;
+  /** `null` when the name carries no recognised period suffix. */
+  period: BillingPeriod | null;
+  addOn: boolean;
+}
+
+export interface Checkout {
+  id: string;
+  /** Our clock when the provider issued the token; the provider does not send it. */
+  issuedAt: Date;
+}
+
+export interface PackageOffer {
+  checkout: Checkout;
+  customer: Customer;
+  connection: Connection;
+  subscriptions: Subscription[];
+  bouquets: Bouquet[];
+}
+
+export interface TopupRequest {
+  cuid: string;
+  service: ServiceKind;
+  connectionId: string;
+  checkoutId: string;
+  bouquetCode: string;
+  amount: number;
+  /** Our own references; sent on v1.0.1 only, at most 30 characters each. */
+  reference?: string;
+  reference2?: string;
+}
+
+export interface Transaction {
+  orderId: string;
+  txnId: string;
+  cuid: string;
+  connectionId: string;
+  bouquetCode: string;
+  amount: number;
+  date: Date;
+  status: string;
+  service: string;
+}

@@ -1,0 +1,111 @@
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config/config.js";
+
+const valid = {
+  BOT_TOKEN: "123456:secret-bot-token",
+  PROVIDER_BASE_URL: "http://127.0.0.1:8090/staging/",
+  PROVIDER_TOKEN: "secret-provider-token",
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  it("applies the documented defaults", () => {
+    const config = loadConfig(valid);
+    expect(config.telegramApiRoot).toBe("https://api.telegram.org");
+    expect(config.provider).toMatchObject({
+      baseUrl: "http://127.0.0.1:8090/staging",
+      version: "v1.0.1",
+      timeoutMs: 15_000,
+      checkoutTtlSeconds: 300,
+      timeZone: "UTC",
+    });
+    expect(config.redisUrl).toBe("redis://127.0.0.1:6379");
+    expect(config.adminUserIds).toEqual([]);
+    expect(config.logLevel).toBe("info");
+    expect(config.currency).toBeUndefined();
+  });
+
+  it("parses lists and explicit values", () => {
+    const config = loadConfig({
+      ...valid,
+      PROVIDER_API_VERSION: "v1.0.0",
+      ADMIN_USER_IDS: "1, 22",
+      SUPPORT_CHAT_IDS: "-1001234,-5",
+      PROVIDER_TIMEZONE: "Asia/Kathmandu",
+      CURRENCY: "NPR",
+      PROVIDER_TIMEOUT_MS: "2500",
+    });
+    expect(config.provider.version).toBe("v1.0.0");
+    expect(config.adminUserIds).toEqual([1, 22]);
+    expect(config.supportChatIds).toEqual([-1001234, -5]);
+    expect(config.provider.timeZone).toBe("Asia/Kathmandu");
+    expect(config.currency).toBe("NPR");
+    expect(config.provider.timeoutMs).toBe(2500);
+  });
+
+  it("names every missing variable at once, treating empty ones as missing", () => {
+    const problems = problemsOf({ PROVIDER_TOKEN: "" });
+    expect(problems.map((p) => p.split(":")[0])).toEqual([
+      "BOT_TOKEN",
+      "PROVIDER_BASE_URL",
+      "PROVIDER_TOKEN",
+    ]);
+  });
+
+  it("explains every invalid variable without echoing values", () => {
+    const problems = problemsOf({
+      ...valid,
+      BOT_TOKEN: "not-a-token-SECRETVALUE",
+      PROVIDER_API_VERSION: "v2",
+      PROVIDER_TIMEOUT_MS: "fast",
+      PROVIDER_TIMEZONE: "Mars/Olympus",
+      CURRENCY: "rupees",
+      ADMIN_USER_IDS: "1,two",
+      REDIS_URL: "http://localhost",
+      LOG_LEVEL: "loud",
+    });
+    const named = problems.map((p) => p.split(":")[0]);
+    expect(named).toEqual([
+      "BOT_TOKEN",
+      "PROVIDER_API_VERSION",
+      "PROVIDER_TIMEOUT_MS",
+      "PROVIDER_TIMEZONE",
+      "CURRENCY",
+      "REDIS_URL",
+      "ADMIN_USER_IDS",
+      "LOG_LEVEL",
+    ]);
+    expect(problems.join("\n")).not.toContain("SECRETVALUE");
+  });
+});
+
+describe("the bot process with bad configuration", () => {
+  it("prints one clear message and exits 1, without a stack trace or secrets", () => {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      env: {
+        PATH: process.env.PATH,
+        PROVIDER_TOKEN: "super-secret-provider-token",
+        PROVIDER_TIMEOUT_MS: "-1",
+      },
+      encoding: "utf8",
+      timeout: 15_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("Invalid configuration");
+    expect(result.stderr).toContain("BOT_TOKEN: required");
+    expect(result.stderr).toContain("PROVIDER_BASE_URL: required");
+    expect(result.stderr).toContain("PROVIDER_TIMEOUT_MS: must be a whole number");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stderr + result.stdout).not.toContain("super-secret-provider-token");
+  });
+});

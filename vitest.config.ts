@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    // End-to-end files share one Redis server; each file uses its own key prefix.
+    fileParallelism: true,
+  },
+});
