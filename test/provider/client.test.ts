@@ -136,14 +136,14 @@ describe.each(["v1.0.0", "v1.0.1"] as const)("provider client on %s", (version) 
     expect(transaction.date).toBeInstanceOf(Date);
     expect(await client.txnStatus(request.checkoutId)).toEqual(transaction);
 
-    const sent = requestsTo("subscription-package-topup")[0];
-    expect(sent?.contentType).toMatch(/^application\/json/);
-    expect(sent?.authorized).toBe(true);
-    expect((sent?.body as { amt: unknown }).amt).toBe(String(request.amount));
+    const [sent] = requestsTo("subscription-package-topup");
+    if (!sent) throw new Error("no top-up request recorded");
+    expect(sent.contentType).toMatch(/^application\/json/);
+    expect(sent.authorized).toBe(true);
+    const body = sent.body as { amt: unknown; udf1?: string };
+    expect(body.amt).toBe(String(request.amount));
     // udf1 exists on v1.0.1 only.
-    expect((sent?.body as { udf1?: string }).udf1).toBe(
-      version === "v1.0.1" ? "tg:42:1" : undefined,
-    );
+    expect(body.udf1).toBe(version === "v1.0.1" ? "tg:42:1" : undefined);
     expect(sandbox.topups).toHaveLength(1);
   });
 
