@@ -1,0 +1,19 @@
+// Every Redis key the bot uses, in one place, under one configurable prefix.
+
+export type RedisKeys = ReturnType<typeof redisKeys>;
+
+export function redisKeys(prefix: string) {
+  return {
+    prefix,
+    session: (chatId: string) => `${prefix}session:${chatId}`,
+    update: (updateId: number) => `${prefix}update:${updateId}`,
+    journalEntry: (checkoutId: string) => `${prefix}journal:entry:${checkoutId}`,
+    journalPending: `${prefix}journal:pending`,
+    journalUndelivered: `${prefix}journal:undelivered`,
+    journalRecent: `${prefix}journal:recent`,
+    journalReference: (reference: string) => `${prefix}journal:ref:${reference}`,
+    intent: (intentId: string) => `${prefix}intent:${intentId}`,
+    purchaseInFlight: (chatId: number) => `${prefix}inflight:${chatId}`,
+    checkoutLock: (checkoutId: string) => `${prefix}lock:checkout:${checkoutId}`,
+  };
+}
