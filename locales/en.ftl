@@ -1,8 +1,129 @@
+## Welcome, help, language
+
 welcome =
-    Welcome! I help you renew your TV, internet and IPTV packages.
-    Send /topup to start a top-up, or /help to see what I can do.
+    Welcome! I help you renew your TV, internet and IPTV packages in a minute.
+    Tap the button below or send /topup to start. /help shows everything I can do.
+button-start-topup = Top up now
 help =
-    /topup – renew a package for a customer id, phone number, set-top box or internet username
-    /cancel – leave the current step
+    /topup – renew a package: give a mobile number, customer ID, set-top-box number or internet username
+    /topup 1000001 – the same, with the code right away
+    /cancel – leave the current step at any time
     /language – choose your language
     /help – this message
+language-choose = Choose your language:
+language-set = Language set to English.
+
+command-start = Welcome and what I can do
+command-topup = Renew a package
+command-cancel = Leave the current step
+command-help = How to use this bot
+command-language = Choose your language
+
+## Step 1: who to top up
+
+ask-code =
+    Whose package shall we renew? Send the mobile number, customer ID, set-top-box number or internet username.
+    Or tap “Share my phone number” below.
+share-phone-button = 📱 Share my phone number
+code-placeholder = Mobile number, customer ID, STB or username
+code-invalid = That does not look like a mobile number, customer ID, set-top-box number or username. Please check it and send it again.
+contact-not-own = Please share your own phone number with the button, or type the number.
+customer-not-found = No customer found for <code>{ $code }</code>. Check it and send another code, or /cancel.
+hint-send-code = Please send a mobile number, customer ID, set-top-box number or username as text, or /cancel.
+no-connections = This customer has no connections to renew. Please contact support.
+
+## Step 2: which connection
+
+customer-card = <b>{ $name }</b> · customer { $cuid } ({ $status })
+connection-label = { $service } { $id } · { $status }
+service-tv = TV
+service-internet = Internet
+service-iptv = IPTV
+status-active = active
+status-inactive = inactive
+choose-connection = Which connection do you want to renew?
+inactive-can-renew = Inactive connections can be renewed too: a top-up reactivates them.
+hint-use-buttons = Please tap one of the buttons above, or /cancel.
+
+## Step 3: what to buy
+
+subscriptions-title = Current subscriptions
+subscriptions-none = No current subscriptions.
+subscription-line = • { $name } – until { $end }, { $relative }
+expires-in =
+    { $days ->
+        [one] expires in { $days } day
+       *[other] expires in { $days } days
+    }
+expired-ago =
+    { $days ->
+        [one] expired { $days } day ago
+       *[other] expired { $days } days ago
+    }
+ends-today = ends today
+choose-package = Choose a package to buy:
+renew-button = 🔁 Renew { $name } · { $price }
+bouquet-button = { $name } · { $price }
+filter-monthly = Monthly
+filter-quarterly = Quarterly
+filter-half-yearly = Half-yearly
+filter-yearly = Yearly
+filter-addon = Add-ons
+filter-other = Other
+list-title = <b>{ $filter }</b> packages · page { $page } of { $pages }
+page-indicator = { $page }/{ $pages }
+button-prev = ‹ Prev
+button-next = Next ›
+button-back = Back
+button-cancel = Cancel
+
+## Step 4: confirm
+
+confirm-title = Please confirm your top-up
+confirm-summary =
+    Customer: { $customer }
+    Connection: { $connection }
+    Package: { $bouquet }
+    Period: { $period }
+    Price: <b>{ $price }</b>
+period-monthly = monthly
+period-quarterly = quarterly
+period-half-yearly = half-yearly
+period-yearly = yearly
+period-addon = add-on
+period-other = one-off
+button-confirm = ✅ Confirm and pay
+price-changed = ⚠️ The price of this package has changed from { $old } to <b>{ $new }</b>. Please confirm again.
+bouquet-gone = ⚠️ That package is no longer offered. Here is what is available now.
+
+## Step 5 and 6: paying and the outcome
+
+processing = Processing…
+processing-message = Processing your payment…
+checking-payment = ⏳ The provider is slow to answer. Checking your payment…
+receipt =
+    ✅ <b>Top-up successful</b>
+    Transaction: <code>{ $txnId }</code>
+    Package: { $bouquet } ({ $period })
+    Amount: <b>{ $amount }</b>
+    Date: { $date }
+    Connection: { $connection }
+button-another = Top up another
+button-done = Done
+done-bye = Thank you! Send /topup whenever you need another top-up.
+not-charged = We could not complete your top-up. <b>Nothing was charged.</b> You can try again.
+button-retry = Try again
+still-checking = We could not reach the provider to confirm your payment yet. We will message you here as soon as we know. Please do not pay again in the meantime.
+purchase-rejected = The provider declined this top-up. Nothing was charged. If you contact support, please mention code <code>{ $code }</code>.
+purchase-busy = Another top-up is still being processed in this chat. Please wait for its result.
+provider-unavailable = Sorry, the provider's service is not available right now. Nothing was charged. Please try again in a few minutes.
+
+## Everywhere
+
+cancelled = Cancelled. Send /topup to start again.
+nothing-to-cancel = There is nothing to cancel. Send /topup to start a top-up.
+menu-expired = This menu has expired.
+session-expired = This session has expired. Send /topup to start again.
+hint-start = Send /topup to renew a package, or /help to see what I can do.
+hint-unknown-command = I don't know that command. /help lists what I can do.
+error-generic = Sorry, something went wrong on our side. Please try again, or send /cancel and start over.

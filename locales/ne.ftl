@@ -1,8 +1,121 @@
+## Welcome, help, language
+
 welcome =
-    स्वागत छ! म तपाईंको टिभी, इन्टरनेट र आईपीटिभी प्याकेज नवीकरण गर्न मद्दत गर्छु।
-    रिचार्ज सुरु गर्न /topup पठाउनुहोस्, वा म के गर्न सक्छु हेर्न /help पठाउनुहोस्।
+    स्वागत छ! म तपाईंको टिभी, इन्टरनेट र आईपीटिभी प्याकेज एक मिनेटमै नवीकरण गर्न मद्दत गर्छु।
+    सुरु गर्न तलको बटन थिच्नुहोस् वा /topup पठाउनुहोस्। /help ले सबै सुविधा देखाउँछ।
+button-start-topup = अहिले रिचार्ज गर्नुहोस्
 help =
-    /topup – ग्राहक नम्बर, फोन नम्बर, सेट-टप बक्स वा इन्टरनेट युजरनेमका लागि प्याकेज नवीकरण
-    /cancel – हालको चरण छोड्नुहोस्
+    /topup – प्याकेज नवीकरण: मोबाइल नम्बर, ग्राहक आईडी, सेट-टप बक्स नम्बर वा इन्टरनेट युजरनेम दिनुहोस्
+    /topup 1000001 – उही, कोड सँगै पठाएर
+    /cancel – जुनसुकै बेला हालको चरण छोड्नुहोस्
     /language – भाषा छान्नुहोस्
     /help – यो सन्देश
+language-choose = आफ्नो भाषा छान्नुहोस्:
+language-set = भाषा नेपालीमा परिवर्तन भयो।
+
+command-start = स्वागत र सुविधाहरू
+command-topup = प्याकेज नवीकरण
+command-cancel = हालको चरण छोड्नुहोस्
+command-help = यो बोट कसरी प्रयोग गर्ने
+command-language = भाषा छान्नुहोस्
+
+## Step 1: who to top up
+
+ask-code =
+    कसको प्याकेज नवीकरण गर्ने? मोबाइल नम्बर, ग्राहक आईडी, सेट-टप बक्स नम्बर वा इन्टरनेट युजरनेम पठाउनुहोस्।
+    वा तल “मेरो फोन नम्बर दिनुहोस्” थिच्नुहोस्।
+share-phone-button = 📱 मेरो फोन नम्बर दिनुहोस्
+code-placeholder = मोबाइल नम्बर, ग्राहक आईडी, STB वा युजरनेम
+code-invalid = यो मोबाइल नम्बर, ग्राहक आईडी, सेट-टप बक्स नम्बर वा युजरनेम जस्तो देखिएन। कृपया जाँचेर फेरि पठाउनुहोस्।
+contact-not-own = कृपया बटनबाट आफ्नै फोन नम्बर दिनुहोस्, वा नम्बर टाइप गर्नुहोस्।
+customer-not-found = <code>{ $code }</code> मा कुनै ग्राहक भेटिएन। जाँचेर अर्को कोड पठाउनुहोस्, वा /cancel।
+hint-send-code = कृपया मोबाइल नम्बर, ग्राहक आईडी, सेट-टप बक्स नम्बर वा युजरनेम टेक्स्टमा पठाउनुहोस्, वा /cancel।
+no-connections = यो ग्राहकको नवीकरण गर्न मिल्ने कुनै जडान छैन। कृपया सहायता केन्द्रमा सम्पर्क गर्नुहोस्।
+
+## Step 2: which connection
+
+customer-card = <b>{ $name }</b> · ग्राहक { $cuid } ({ $status })
+connection-label = { $service } { $id } · { $status }
+service-tv = टिभी
+service-internet = इन्टरनेट
+service-iptv = आईपीटिभी
+status-active = सक्रिय
+status-inactive = निष्क्रिय
+choose-connection = कुन जडान नवीकरण गर्ने?
+inactive-can-renew = निष्क्रिय जडान पनि नवीकरण गर्न सकिन्छ: रिचार्जले त्यसलाई फेरि सक्रिय बनाउँछ।
+hint-use-buttons = कृपया माथिको कुनै बटन थिच्नुहोस्, वा /cancel।
+
+## Step 3: what to buy
+
+subscriptions-title = हालका सदस्यताहरू
+subscriptions-none = हाल कुनै सदस्यता छैन।
+subscription-line = • { $name } – { $end } सम्म, { $relative }
+expires-in = { $days } दिनमा सकिन्छ
+expired-ago = { $days } दिन अघि सकियो
+ends-today = आज सकिन्छ
+choose-package = किन्ने प्याकेज छान्नुहोस्:
+renew-button = 🔁 { $name } नवीकरण · { $price }
+bouquet-button = { $name } · { $price }
+filter-monthly = मासिक
+filter-quarterly = त्रैमासिक
+filter-half-yearly = अर्धवार्षिक
+filter-yearly = वार्षिक
+filter-addon = एड-अन
+filter-other = अन्य
+list-title = <b>{ $filter }</b> प्याकेजहरू · पृष्ठ { $page } / { $pages }
+page-indicator = { $page }/{ $pages }
+button-prev = ‹ अघिल्लो
+button-next = अर्को ›
+button-back = पछाडि
+button-cancel = रद्द गर्नुहोस्
+
+## Step 4: confirm
+
+confirm-title = कृपया रिचार्ज पुष्टि गर्नुहोस्
+confirm-summary =
+    ग्राहक: { $customer }
+    जडान: { $connection }
+    प्याकेज: { $bouquet }
+    अवधि: { $period }
+    मूल्य: <b>{ $price }</b>
+period-monthly = मासिक
+period-quarterly = त्रैमासिक
+period-half-yearly = अर्धवार्षिक
+period-yearly = वार्षिक
+period-addon = एड-अन
+period-other = एक पटक
+button-confirm = ✅ पुष्टि गरी भुक्तानी गर्नुहोस्
+price-changed = ⚠️ यो प्याकेजको मूल्य { $old } बाट <b>{ $new }</b> भएको छ। कृपया फेरि पुष्टि गर्नुहोस्।
+bouquet-gone = ⚠️ त्यो प्याकेज अब उपलब्ध छैन। अहिले उपलब्ध प्याकेजहरू यी हुन्।
+
+## Step 5 and 6: paying and the outcome
+
+processing = प्रक्रिया हुँदैछ…
+processing-message = तपाईंको भुक्तानी प्रक्रिया हुँदैछ…
+checking-payment = ⏳ सेवा प्रदायकले जवाफ दिन ढिलो गर्‍यो। तपाईंको भुक्तानी जाँच्दैछौं…
+receipt =
+    ✅ <b>रिचार्ज सफल भयो</b>
+    कारोबार: <code>{ $txnId }</code>
+    प्याकेज: { $bouquet } ({ $period })
+    रकम: <b>{ $amount }</b>
+    मिति: { $date }
+    जडान: { $connection }
+button-another = अर्को रिचार्ज
+button-done = सकियो
+done-bye = धन्यवाद! अर्को रिचार्ज चाहिँदा /topup पठाउनुहोस्।
+not-charged = तपाईंको रिचार्ज पूरा गर्न सकिएन। <b>कुनै रकम काटिएको छैन।</b> फेरि प्रयास गर्न सक्नुहुन्छ।
+button-retry = फेरि प्रयास गर्नुहोस्
+still-checking = तपाईंको भुक्तानी पुष्टि गर्न सेवा प्रदायकसम्म अझै पुग्न सकिएन। थाहा हुनासाथ यहीँ सन्देश पठाउनेछौं। कृपया यस बीचमा फेरि भुक्तानी नगर्नुहोस्।
+purchase-rejected = सेवा प्रदायकले यो रिचार्ज अस्वीकार गर्‍यो। कुनै रकम काटिएको छैन। सहायता केन्द्रमा सम्पर्क गर्दा कोड <code>{ $code }</code> भन्नुहोस्।
+purchase-busy = यस च्याटमा अर्को रिचार्ज प्रक्रियामै छ। कृपया त्यसको नतिजा पर्खनुहोस्।
+provider-unavailable = माफ गर्नुहोस्, सेवा प्रदायकको सेवा अहिले उपलब्ध छैन। कुनै रकम काटिएको छैन। केही मिनेटपछि फेरि प्रयास गर्नुहोस्।
+
+## Everywhere
+
+cancelled = रद्द गरियो। फेरि सुरु गर्न /topup पठाउनुहोस्।
+nothing-to-cancel = रद्द गर्ने केही छैन। रिचार्ज सुरु गर्न /topup पठाउनुहोस्।
+menu-expired = यो मेनुको समय सकियो।
+session-expired = यो सत्रको समय सकियो। फेरि सुरु गर्न /topup पठाउनुहोस्।
+hint-start = प्याकेज नवीकरण गर्न /topup, वा सुविधाहरू हेर्न /help पठाउनुहोस्।
+hint-unknown-command = यो आदेश मलाई थाहा छैन। /help ले सबै आदेश देखाउँछ।
+error-generic = माफ गर्नुहोस्, हाम्रो तर्फबाट केही गडबड भयो। फेरि प्रयास गर्नुहोस्, वा /cancel पठाएर नयाँ सुरु गर्नुहोस्।

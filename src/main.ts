@@ -1,4 +1,4 @@
-import { createBot } from "./bot/bot.js";
+import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config/config.js";
 import { createLogger } from "./logger.js";
 
@@ -14,13 +14,22 @@ function loadConfigOrExit() {
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel);
-const bot = createBot({ token: config.botToken, apiRoot: config.telegramApiRoot, logger });
+const app = createApp(config, logger);
 
-const stop = () => void bot.stop();
-process.once("SIGINT", stop);
-process.once("SIGTERM", stop);
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "stopping");
+  await app.stop();
+  process.exit(0);
+};
+process.once("SIGINT", () => void stop("SIGINT"));
+process.once("SIGTERM", () => void stop("SIGTERM"));
 
-await bot.start({
-  onStart: (me) => logger.info({ username: me.username }, "bot started (long polling)"),
-});
-logger.info("bot stopped");
+try {
+  await app.start();
+} catch (error) {
+  logger.fatal({ err: error }, "could not start");
+  process.exit(1);
+}

@@ -1,4 +1,27 @@
+import type { ConversationFlavor } from "@grammyjs/conversations";
 import type { I18nFlavor } from "@grammyjs/i18n";
-import type { Context } from "grammy";
+import type { Context, SessionFlavor } from "grammy";
+import type { Journey } from "./features/topup/journey.js";
 
-export type BotContext = Context & I18nFlavor;
+export const LOCALES = ["en", "ne"] as const;
+export type Locale = (typeof LOCALES)[number];
+
+export interface SessionData {
+  /** Chosen with /language; otherwise the Telegram client's language decides. */
+  language?: Locale;
+  journey?: Journey;
+  /** The conversations plugin's state, kept in the same Redis key (one read per update). */
+  conversation?: unknown;
+}
+
+export interface FlowFlags {
+  /** Set when this update arrived for a flow that expired or was made obsolete by a deploy. */
+  flowExpired?: boolean;
+}
+
+export type BotContext = ConversationFlavor<
+  Context & SessionFlavor<SessionData> & I18nFlavor & FlowFlags
+>;
+
+/** Context inside conversations: no session, no i18n there (see identify.ts). */
+export type FlowContext = Context;

@@ -60,7 +60,7 @@ const schema = z.object({
   PROVIDER_TOKEN: required("the provider's bearer token"),
   PROVIDER_TIMEOUT_MS: wholeNumber(15_000, 100, 300_000, "milliseconds"),
   PROVIDER_READ_RETRIES: wholeNumber(2, 0, 10, "retries"),
-  CHECKOUT_TTL_SECONDS: wholeNumber(300, 10, 86_400, "seconds"),
+  CHECKOUT_TTL_SECONDS: wholeNumber(300, 1, 86_400, "seconds"),
   PROVIDER_TIMEZONE: z.preprocess(
     unsetIfEmpty,
     z
@@ -83,6 +83,21 @@ const schema = z.object({
   ),
   ADMIN_USER_IDS: idList("Telegram user ids"),
   SUPPORT_CHAT_IDS: idList("Telegram chat ids"),
+  REDIS_KEY_PREFIX: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^[\w:.-]{1,40}$/, { error: "must be 1-40 letters, digits or _ : . -" })
+      .default("topup:"),
+  ),
+  SESSION_IDLE_SECONDS: wholeNumber(1_800, 1, 604_800, "seconds"),
+  CHECKOUT_SAFETY_MARGIN_SECONDS: wholeNumber(30, 0, 3_600, "seconds"),
+  TOPUP_VERIFY_WINDOW_SECONDS: wholeNumber(120, 1, 3_600, "seconds"),
+  TOPUP_LOCK_SECONDS: wholeNumber(15, 1, 600, "seconds"),
+  RECONCILE_INTERVAL_SECONDS: wholeNumber(60, 1, 86_400, "seconds"),
+  RECONCILE_AFTER_SECONDS: wholeNumber(30, 0, 86_400, "seconds"),
+  TELEGRAM_RETRY_ATTEMPTS: wholeNumber(3, 0, 20, "attempts"),
+  TELEGRAM_POLL_TIMEOUT_SECONDS: wholeNumber(30, 0, 50, "seconds"),
   LOG_LEVEL: z.preprocess(
     unsetIfEmpty,
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
@@ -105,6 +120,16 @@ export interface Config {
   };
   currency: string | undefined;
   redisUrl: string;
+  redisKeyPrefix: string;
+  sessionIdleMs: number;
+  topup: {
+    checkoutSafetyMarginMs: number;
+    verifyWindowMs: number;
+    lockTtlMs: number;
+    reconcileIntervalMs: number;
+    reconcileAfterMs: number;
+  };
+  telegram: { retryAttempts: number; pollTimeoutSeconds: number };
   adminUserIds: number[];
   supportChatIds: number[];
   logLevel: (typeof LOG_LEVELS)[number];
@@ -141,6 +166,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     currency: e.CURRENCY,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    sessionIdleMs: e.SESSION_IDLE_SECONDS * 1000,
+    topup: {
+      checkoutSafetyMarginMs: e.CHECKOUT_SAFETY_MARGIN_SECONDS * 1000,
+      verifyWindowMs: e.TOPUP_VERIFY_WINDOW_SECONDS * 1000,
+      lockTtlMs: e.TOPUP_LOCK_SECONDS * 1000,
+      reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
+      reconcileAfterMs: e.RECONCILE_AFTER_SECONDS * 1000,
+    },
+    telegram: {
+      retryAttempts: e.TELEGRAM_RETRY_ATTEMPTS,
+      pollTimeoutSeconds: e.TELEGRAM_POLL_TIMEOUT_SECONDS,
+    },
     adminUserIds: e.ADMIN_USER_IDS,
     supportChatIds: e.SUPPORT_CHAT_IDS,
     logLevel: e.LOG_LEVEL,

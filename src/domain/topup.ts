@@ -113,7 +113,7 @@ export class TopupService {
     if (!lease) return null;
     try {
       const entry = await this.journal.get(checkoutId);
-      if (!entry || entry.state !== "pending") return null;
+      if (entry?.state !== "pending") return null;
       const lookup = await this.lookup(checkoutId);
       if (lookup.found) return this.settleDone(entry, lookup.found);
       // Once the token has expired the provider can no longer execute it: nothing happened.

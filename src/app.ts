@@ -1,0 +1,101 @@
+// The composition root: builds every part from the configuration and starts and stops them.
+import { type RunnerHandle, run } from "@grammyjs/runner";
+import { Redis } from "ioredis";
+import { createBot } from "./bot/bot.js";
+import { registerCommands } from "./bot/commands.js";
+import type { BotDeps } from "./bot/deps.js";
+import { ValueFormatter } from "./bot/format/values.js";
+import { createI18n } from "./bot/i18n.js";
+import { RedisSessionStorage } from "./bot/session-storage.js";
+import type { Config } from "./config/config.js";
+import { Journal } from "./domain/journal.js";
+import { Reconciler } from "./domain/reconciler.js";
+import { redisKeys } from "./domain/redis-keys.js";
+import { TopupService } from "./domain/topup.js";
+import type { Logger } from "./logger.js";
+import { ProviderClient } from "./provider/client.js";
+
+const SESSION_TTL_SECONDS = 90 * 86_400;
+const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
+
+export interface App {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createApp(config: Config, logger: Logger): App {
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  const keys = redisKeys(config.redisKeyPrefix);
+  const provider = new ProviderClient({ ...config.provider, logger });
+  const journal = new Journal(redis, keys);
+  const window = config.topup.verifyWindowMs;
+  const topups = new TopupService(
+    provider,
+    journal,
+    redis,
+    keys,
+    {
+      checkoutTtlMs: config.provider.checkoutTtlSeconds * 1000,
+      checkoutSafetyMarginMs: config.topup.checkoutSafetyMarginMs,
+      verifyWindowMs: window,
+      verifyFirstDelayMs: clamp(window / 60, 50, 1_000),
+      verifyMaxDelayMs: clamp(window / 8, 100, 15_000),
+      lockTtlMs: config.topup.lockTtlMs,
+    },
+    logger,
+  );
+  const i18n = createI18n();
+  const formatters = new Map<string, ValueFormatter>();
+  const deps: BotDeps = {
+    config,
+    logger,
+    provider,
+    topups,
+    journal,
+    sessions: new RedisSessionStorage(redis, keys, SESSION_TTL_SECONDS),
+    i18n,
+    formatter(locale) {
+      let formatter = formatters.get(locale);
+      if (!formatter) {
+        formatter = new ValueFormatter(locale, config.provider.timeZone, config.currency);
+        formatters.set(locale, formatter);
+      }
+      return formatter;
+    },
+    now: Date.now,
+  };
+  const telegram = {
+    token: config.botToken,
+    apiRoot: config.telegramApiRoot,
+    retryAttempts: config.telegram.retryAttempts,
+  };
+  const { bot, purchases, messenger } = createBot(telegram, deps, redis, keys);
+  const reconciler = new Reconciler(
+    journal,
+    topups,
+    (entry) => messenger.deliverEntry(entry),
+    { intervalMs: config.topup.reconcileIntervalMs, staleAfterMs: config.topup.reconcileAfterMs },
+    logger,
+  );
+  let runner: RunnerHandle | undefined;
+
+  return {
+    async start() {
+      await bot.init();
+      await registerCommands(bot.api, i18n);
+      runner = run(bot, {
+        runner: { fetch: { timeout: config.telegram.pollTimeoutSeconds } },
+      });
+      reconciler.start();
+      logger.info({ username: bot.botInfo.username }, "bot started (long polling)");
+    },
+    async stop() {
+      if (runner?.isRunning()) await runner.stop();
+      await purchases.drain();
+      await reconciler.stop();
+      await provider.close();
+      await redis.quit();
+      logger.info("bot stopped");
+    },
+  };
+}

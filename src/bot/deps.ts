@@ -1,0 +1,22 @@
+import type { I18n } from "@grammyjs/i18n";
+import type { Config } from "../config/config.js";
+import type { Journal } from "../domain/journal.js";
+import type { TopupService } from "../domain/topup.js";
+import type { Logger } from "../logger.js";
+import type { ProviderApi } from "../provider/client.js";
+import type { BotContext } from "./context.js";
+import type { ValueFormatter } from "./format/values.js";
+import type { RedisSessionStorage } from "./session-storage.js";
+
+/** What the Telegram layer needs from the rest of the application. */
+export interface BotDeps {
+  config: Config;
+  logger: Logger;
+  provider: ProviderApi;
+  topups: TopupService;
+  journal: Journal;
+  sessions: RedisSessionStorage;
+  i18n: I18n<BotContext>;
+  formatter(locale: string): ValueFormatter;
+  now(): number;
+}

@@ -1,0 +1,104 @@
+// The state of one subscriber's top-up after the connection is chosen: browsing, confirming.
+// It lives in the chat's session, so a restart in the middle of browsing loses nothing.
+import type {
+  Bouquet,
+  Checkout,
+  Connection,
+  Customer,
+  PackageOffer,
+} from "../../../domain/model.js";
+import type { BouquetFilter, MenuAction } from "./callback-data.js";
+
+/** Bump when the journey or the identify conversation changes shape: old ones then expire. */
+export const FLOW_VERSION = 1;
+export const PAGE_SIZE = 8;
+
+export interface Journey {
+  v: number;
+  id: string;
+  updatedAt: number;
+  customer: Customer;
+  connection: Connection;
+  checkout: { id: string; issuedAt: number };
+  subscriptions: { code: string; name: string; end: number }[];
+  bouquets: Bouquet[];
+  menuMessageId?: number;
+  /** The screen shown last (overview or a list page), where Back on the confirm screen leads. */
+  view?: MenuAction;
+  /** Set while the confirm screen is shown. */
+  selected?: { bouquet: number; intentId: string; back: MenuAction };
+}
+
+export function journeyFromOffer(id: string, offer: PackageOffer, now: number): Journey {
+  return {
+    v: FLOW_VERSION,
+    id,
+    updatedAt: now,
+    customer: offer.customer,
+    connection: offer.connection,
+    checkout: { id: offer.checkout.id, issuedAt: offer.checkout.issuedAt.getTime() },
+    subscriptions: offer.subscriptions.map((s) => ({
+      code: s.code,
+      name: s.name,
+      end: s.end.getTime(),
+    })),
+    bouquets: offer.bouquets,
+  };
+}
+
+export const checkoutOf = (journey: Journey): Checkout => ({
+  id: journey.checkout.id,
+  issuedAt: new Date(journey.checkout.issuedAt),
+});
+
+const FILTER_ORDER: BouquetFilter[] = [
+  "monthly",
+  "quarterly",
+  "half-yearly",
+  "yearly",
+  "addon",
+  "other",
+];
+
+export const filterOf = (bouquet: Bouquet): BouquetFilter =>
+  bouquet.addOn ? "addon" : (bouquet.period ?? "other");
+
+/** The filters that have at least one bouquet, in a fixed order. */
+export function filtersPresent(bouquets: Bouquet[]): BouquetFilter[] {
+  const present = new Set(bouquets.map(filterOf));
+  return FILTER_ORDER.filter((filter) => present.has(filter));
+}
+
+/** Indices of the bouquets that renew a current subscription, soonest ending first. */
+export function renewals(journey: Journey): number[] {
+  const byEnd = [...journey.subscriptions].sort((a, b) => a.end - b.end);
+  const seen = new Set<number>();
+  for (const subscription of byEnd) {
+    const index = journey.bouquets.findIndex((b) => b.code === subscription.code);
+    if (index >= 0) seen.add(index);
+  }
+  return [...seen];
+}
+
+export interface Page {
+  items: number[];
+  page: number;
+  pages: number;
+}
+
+/** One page of a filter's bouquets; renewals come first, the page number is clamped. */
+export function pageOf(journey: Journey, filter: BouquetFilter, page: number): Page {
+  const renewing = new Set(renewals(journey));
+  const indices = journey.bouquets
+    .map((bouquet, index) => ({ bouquet, index }))
+    .filter(({ bouquet }) => filterOf(bouquet) === filter)
+    .sort((a, b) => Number(renewing.has(b.index)) - Number(renewing.has(a.index)))
+    .map(({ index }) => index);
+  const pages = Math.max(1, Math.ceil(indices.length / PAGE_SIZE));
+  const current = Math.min(Math.max(0, page), pages - 1);
+  return {
+    items: indices.slice(current * PAGE_SIZE, (current + 1) * PAGE_SIZE),
+    page: current,
+    pages,
+  };
+}

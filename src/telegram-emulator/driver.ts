@@ -1,0 +1,368 @@
+// Acting as Telegram users. A ChatUser is one user in one chat (their private chat with the
+// bot, or a group): they send messages, press buttons, and wait for what the bot answers.
+// Everything goes through the same state the HTTP API serves, so the bot sees real updates.
+
+import type {
+  BotCommand,
+  BotCommandScope,
+  CallbackQuery,
+  Contact,
+  InlineKeyboardButton,
+  KeyboardButton,
+  Message,
+  MessageEntity,
+  ReplyKeyboardMarkup,
+  User,
+} from "grammy/types";
+import { asReplyMessage, type ChatLog } from "./chat-log.js";
+import { setBlocked, setBotInGroup } from "./membership.js";
+import type {
+  BotRef,
+  CallbackAnswer,
+  EmulatorEvent,
+  MemberStatus,
+  StoredMessage,
+  UserSpec,
+} from "./types.js";
+import type { BotState, World } from "./world.js";
+
+export interface WaitOptions {
+  /** Default 5000. */
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 5000;
+const MESSAGES_SHOWN_ON_TIMEOUT = 5;
+const COMMAND = /(?<=^|\s)\/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?/g;
+
+export class ChatUser {
+  constructor(
+    private readonly world: World,
+    readonly id: number,
+    readonly chatId: number,
+    private readonly botRef: BotRef | undefined,
+  ) {}
+
+  get user(): User {
+    const record = this.world.users.get(this.id);
+    if (!record) throw new Error(`Unknown user ${this.id}`);
+    return record.user;
+  }
+
+  /** A text message to the bot; commands get bot_command entities as in Telegram clients. */
+  sendText(text: string, options: { replyTo?: number } = {}): Message {
+    const { bot, log } = this.context();
+    this.assertCanWrite(bot, log);
+    const entities: MessageEntity[] = [...text.matchAll(COMMAND)].map((match) => ({
+      type: "bot_command",
+      offset: match.index,
+      length: match[0].length,
+    }));
+    const replied = options.replyTo === undefined ? undefined : this.existing(log, options.replyTo);
+    return this.world.postUserMessage(bot, log, this.user, {
+      text,
+      ...(entities.length > 0 && { entities }),
+      ...(replied && { reply_to_message: asReplyMessage(replied.message) }),
+    });
+  }
+
+  /** Shares a contact, by default the user's own (phone_number from the user spec). */
+  sendContact(contact: Partial<Contact> = {}): Message {
+    const { bot, log } = this.context();
+    this.assertCanWrite(bot, log);
+    const phoneNumber = contact.phone_number ?? this.world.users.get(this.id)?.phoneNumber;
+    if (!phoneNumber) {
+      throw new Error(`User ${this.id} has no phone_number: pass one or set it in the user spec`);
+    }
+    const { first_name, last_name } = this.user;
+    return this.world.postUserMessage(bot, log, this.user, {
+      contact: {
+        phone_number: phoneNumber,
+        first_name: contact.first_name ?? first_name,
+        ...((contact.last_name ?? last_name) && { last_name: contact.last_name ?? last_name }),
+        user_id: contact.user_id ?? this.id,
+      },
+    });
+  }
+
+  /**
+   * Presses the inline button with this label on the latest bot message that has one (or on
+   * message `messageId`) and sends the bot its callback query.
+   */
+  press(label: string | RegExp, options: { messageId?: number } = {}): CallbackQuery {
+    const { bot, log } = this.context();
+    this.assertCanWrite(bot, log);
+    const candidates =
+      options.messageId === undefined
+        ? this.botEntries(log).reverse()
+        : [this.existing(log, options.messageId)];
+    for (const entry of candidates) {
+      const button = inlineKeyboard(entry.message)
+        .flat()
+        .find((b) => matches(label, b.text));
+      if (!button) continue;
+      if (!("callback_data" in button)) {
+        throw new Error(
+          `Button "${button.text}" on message #${entry.messageId} has no callback_data: ${JSON.stringify(button)}`,
+        );
+      }
+      return this.world.pressButton(bot, this.user, entry, button.callback_data);
+    }
+    const where =
+      options.messageId === undefined ? "the bot's messages" : `message #${options.messageId}`;
+    throw new Error(
+      `No inline button ${String(label)} on ${where} in chat ${this.chatId}. Available: ${describeButtons(candidates)}`,
+    );
+  }
+
+  /** A callback query with arbitrary data on message `messageId` (forged or stale data). */
+  pressData(callbackData: string, messageId: number): CallbackQuery {
+    const { bot, log } = this.context();
+    this.assertCanWrite(bot, log);
+    return this.world.pressButton(bot, this.user, this.existing(log, messageId), callbackData);
+  }
+
+  /** Taps a button of the reply keyboard on screen: sends its text, or the contact it asks for. */
+  tapReplyButton(label: string | RegExp): Message {
+    const { log } = this.context();
+    const buttons = log.replyKeyboard?.keyboard.flat() ?? [];
+    const button = buttons.find((b) => matches(label, buttonText(b)));
+    if (button === undefined) {
+      const shown = buttons.map((b) => `[${buttonText(b)}]`).join(" ");
+      throw new Error(
+        `No reply keyboard button ${String(label)} in chat ${this.chatId}. Shown: ${shown || "no reply keyboard"}`,
+      );
+    }
+    if (typeof button === "string") return this.sendText(button);
+    if ("request_contact" in button && button.request_contact) return this.sendContact();
+    const unsupported = Object.keys(button).find(
+      (key) => key.startsWith("request_") || key === "web_app",
+    );
+    if (unsupported) throw new Error(`Buttons with ${unsupported} are not emulated`);
+    return this.sendText(button.text);
+  }
+
+  block(): void {
+    setBlocked(this.world, this.bot(), this.id, true);
+  }
+
+  unblock(): void {
+    setBlocked(this.world, this.bot(), this.id, false);
+  }
+
+  /** The bot's messages in this chat, current versions, deleted ones left out. */
+  messages(): Message[] {
+    return this.botEntries(this.context().log).map((entry) => entry.message);
+  }
+
+  lastMessage(): Message | undefined {
+    return this.messages().at(-1);
+  }
+
+  /** The first bot message sent or edited in this chat after the call that matches. */
+  waitForMessage(
+    predicate: (message: Message) => boolean = () => true,
+    options: WaitOptions = {},
+  ): Promise<Message> {
+    return this.waitForBotMessage(predicate, options, "a bot message matching the predicate");
+  }
+
+  /** waitForMessage for a text or caption containing `expected` (or matching it). */
+  waitForText(expected: string | RegExp, options: WaitOptions = {}): Promise<Message> {
+    const contains = (message: Message): boolean => {
+      const text = message.text ?? message.caption ?? "";
+      return typeof expected === "string" ? text.includes(expected) : expected.test(text);
+    };
+    const shown = typeof expected === "string" ? JSON.stringify(expected) : String(expected);
+    return this.waitForBotMessage(contains, options, `a bot message with text ${shown}`);
+  }
+
+  /** The next answerCallbackQuery for one of this user's callback queries in this chat. */
+  waitForCallbackAnswer(options: WaitOptions = {}): Promise<CallbackAnswer> {
+    return this.waitFor(
+      (event) =>
+        event.type === "callback-answer" &&
+        event.answer.userId === this.id &&
+        event.chatId === this.chatId
+          ? event.answer
+          : undefined,
+      options,
+      "an answer to a callback query",
+    );
+  }
+
+  /** Button labels of an inline keyboard, by default the last bot message's. */
+  inlineButtons(message: Message | undefined = this.lastMessage()): string[][] {
+    return message ? inlineKeyboard(message).map((row) => row.map((button) => button.text)) : [];
+  }
+
+  /** The reply keyboard on screen, null when none is shown. */
+  replyKeyboard(): ReplyKeyboardMarkup | null {
+    return this.context().log.replyKeyboard ?? null;
+  }
+
+  /** The command menu a Telegram client would show this user here. */
+  commands(): BotCommand[] {
+    const { bot, log } = this.context();
+    const chat_id = this.chatId;
+    const user_id = this.id;
+    const status = this.world.groups.get(chat_id)?.members.get(user_id);
+    const admin = status === "administrator" || status === "creator";
+    const scopes: BotCommandScope[] =
+      log.chat.type === "private"
+        ? [{ type: "chat", chat_id }, { type: "all_private_chats" }, { type: "default" }]
+        : [
+            { type: "chat_member", chat_id, user_id },
+            ...(admin ? [{ type: "chat_administrators", chat_id } as const] : []),
+            { type: "chat", chat_id },
+            ...(admin ? [{ type: "all_chat_administrators" } as const] : []),
+            { type: "all_group_chats" },
+            { type: "default" },
+          ];
+    return bot.commands.resolve(scopes, this.user.language_code);
+  }
+
+  private bot(): BotState {
+    return this.world.resolveBot(this.botRef);
+  }
+
+  private context(): { bot: BotState; log: ChatLog } {
+    const bot = this.bot();
+    const log = this.world.chatLog(bot, this.chatId);
+    if (!log) throw new Error(`Unknown chat ${this.chatId}`);
+    return { bot, log };
+  }
+
+  private assertCanWrite(bot: BotState, log: ChatLog): void {
+    if (log.chat.type === "private" && bot.blockedBy.has(this.id)) {
+      throw new Error(`User ${this.id} has blocked the bot: unblock() first`);
+    }
+  }
+
+  private botEntries(log: ChatLog): StoredMessage[] {
+    return log.list().filter((entry) => entry.sentByBot && !entry.deleted);
+  }
+
+  private existing(log: ChatLog, messageId: number): StoredMessage {
+    const entry = log.find(messageId);
+    if (!entry) throw new Error(`No message #${messageId} in chat ${this.chatId}`);
+    return entry;
+  }
+
+  private waitForBotMessage(
+    predicate: (message: Message) => boolean,
+    options: WaitOptions,
+    what: string,
+  ): Promise<Message> {
+    const { bot } = this.context();
+    return this.waitFor(
+      (event) =>
+        ((event.type === "message" && event.sentByBot) || event.type === "edit") &&
+        event.botId === bot.id &&
+        event.chatId === this.chatId &&
+        predicate(event.message)
+          ? event.message
+          : undefined,
+      options,
+      what,
+    );
+  }
+
+  private waitFor<T>(
+    select: (event: EmulatorEvent) => T | undefined,
+    { timeoutMs = DEFAULT_TIMEOUT_MS }: WaitOptions,
+    what: string,
+  ): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const unsubscribe = this.world.subscribe((event) => {
+        const selected = select(event);
+        if (selected === undefined) return;
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(selected);
+      });
+      const timer = setTimeout(() => {
+        unsubscribe();
+        reject(
+          new Error(
+            `Timed out after ${timeoutMs} ms waiting for ${what} in chat ${this.chatId}. ${this.recentMessages()}`,
+          ),
+        );
+      }, timeoutMs);
+    });
+  }
+
+  private recentMessages(): string {
+    const recent = this.context()
+      .log.list()
+      .filter((entry) => !entry.deleted)
+      .slice(-MESSAGES_SHOWN_ON_TIMEOUT);
+    if (recent.length === 0) return "The chat is empty.";
+    const lines = recent.map((entry) => {
+      const { text, caption, photo, contact } = entry.message;
+      const body = text ?? caption ?? (photo ? "[photo]" : contact ? "[contact]" : "[message]");
+      const buttons = describeButtons([entry]);
+      return `  #${entry.messageId} ${entry.sentByBot ? "bot" : "user"}: ${JSON.stringify(body)}${buttons === "none" ? "" : ` ${buttons}`}`;
+    });
+    return `Last messages:\n${lines.join("\n")}`;
+  }
+}
+
+export class GroupDriver {
+  constructor(
+    private readonly world: World,
+    readonly id: number,
+    private readonly botRef: BotRef | undefined,
+  ) {}
+
+  /** A user in this group (added as a member) acting in the group chat. */
+  member(spec: UserSpec, options: { status?: MemberStatus } = {}): ChatUser {
+    this.world.upsertUser(spec);
+    this.group().members.set(spec.id, options.status ?? "member");
+    return new ChatUser(this.world, spec.id, this.id, this.botRef);
+  }
+
+  addBot(by: ChatUser): void {
+    setBotInGroup(this.world, this.world.resolveBot(this.botRef), this.id, by.user, true);
+  }
+
+  removeBot(by: ChatUser): void {
+    setBotInGroup(this.world, this.world.resolveBot(this.botRef), this.id, by.user, false);
+  }
+
+  /** The bot's messages in the group, current versions, deleted ones left out. */
+  messages(): Message[] {
+    const log = this.world.chatLog(this.world.resolveBot(this.botRef), this.id);
+    return (log?.list() ?? []).filter((e) => e.sentByBot && !e.deleted).map((e) => e.message);
+  }
+
+  private group() {
+    const group = this.world.groups.get(this.id);
+    if (!group) throw new Error(`Unknown group ${this.id}`);
+    return group;
+  }
+}
+
+function inlineKeyboard(message: Message): InlineKeyboardButton[][] {
+  return message.reply_markup?.inline_keyboard ?? [];
+}
+
+function buttonText(button: KeyboardButton): string {
+  return typeof button === "string" ? button : button.text;
+}
+
+function matches(label: string | RegExp, text: string): boolean {
+  return typeof label === "string" ? text === label : label.test(text);
+}
+
+function describeButtons(entries: StoredMessage[]): string {
+  const described = entries
+    .filter((entry) => inlineKeyboard(entry.message).length > 0)
+    .map(
+      (entry) =>
+        `#${entry.messageId} ${inlineKeyboard(entry.message)
+          .map((row) => row.map((b) => `[${b.text}]`).join(" "))
+          .join(" / ")}`,
+    );
+  return described.length > 0 ? described.join("; ") : "none";
+}

@@ -1,0 +1,24 @@
+// Public entry point of the Telegram Bot API emulator.
+
+export type { ChatUser, GroupDriver, WaitOptions } from "./driver.js";
+export { createTelegramEmulator } from "./emulator.js";
+export type { ReplyMarkup } from "./reply-markup.js";
+export type {
+  ApiCall,
+  ApiResponse,
+  BotRef,
+  BotSpec,
+  CallbackAnswer,
+  DriverOptions,
+  EmulatorEvent,
+  FloodLimit,
+  ForcedError,
+  GroupSpec,
+  MemberStatus,
+  StoredFile,
+  StoredMessage,
+  TelegramEmulator,
+  TelegramEmulatorOptions,
+  UpdateInput,
+  UserSpec,
+} from "./types.js";

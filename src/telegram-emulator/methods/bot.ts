@@ -1,0 +1,106 @@
+// The bot's own methods: getMe, getUpdates, deleteWebhook, the command lists, and the
+// profile settings the emulator only acknowledges.
+
+import type { BotCommand, BotCommandScope, Update, UserFromGetMe } from "grammy/types";
+import { badRequest } from "../api-error.js";
+import { characterCount } from "../formatted-text.js";
+import type { MethodCall } from "./method-call.js";
+
+const SCOPE_TYPES = new Set([
+  "default",
+  "all_private_chats",
+  "all_group_chats",
+  "all_chat_administrators",
+  "chat",
+  "chat_administrators",
+  "chat_member",
+]);
+
+const MAX_COMMANDS = 100;
+
+export function getMe({ bot }: MethodCall): UserFromGetMe {
+  return bot.me;
+}
+
+export function getUpdates({ bot, params, signal }: MethodCall): Promise<Update[]> {
+  const allowed = params.json("allowed_updates");
+  if (allowed !== undefined && !isStringArray(allowed)) {
+    throw badRequest("can't parse allowed_updates JSON array");
+  }
+  return bot.updates.poll({
+    offset: params.integer("offset"),
+    limit: params.integer("limit"),
+    timeoutSeconds: params.integer("timeout") ?? 0,
+    allowedUpdates: allowed,
+    signal,
+  });
+}
+
+export function deleteWebhook({ bot, params }: MethodCall): true {
+  if (params.boolean("drop_pending_updates")) bot.updates.dropPending();
+  return true;
+}
+
+export function setMyCommands(call: MethodCall): true {
+  const raw = call.params.json("commands");
+  if (!Array.isArray(raw)) throw badRequest('parameter "commands" is required');
+  if (raw.length > MAX_COMMANDS) throw badRequest("too many commands specified");
+  const commands = raw.map(readCommand);
+  call.bot.commands.set(readScope(call), call.params.string("language_code") ?? "", commands);
+  return true;
+}
+
+export function getMyCommands(call: MethodCall): BotCommand[] {
+  return call.bot.commands.get(readScope(call), call.params.string("language_code") ?? "");
+}
+
+export function deleteMyCommands(call: MethodCall): true {
+  call.bot.commands.set(readScope(call), call.params.string("language_code") ?? "", []);
+  return true;
+}
+
+/** setMyDescription, setMyShortDescription, setChatMenuButton: accepted, not modelled. */
+export function acknowledge(): true {
+  return true;
+}
+
+function readCommand(raw: unknown): BotCommand {
+  const { command, description } = (typeof raw === "object" && raw !== null ? raw : {}) as Record<
+    string,
+    unknown
+  >;
+  if (typeof command !== "string" || !/^[a-z0-9_]{1,32}$/.test(command)) {
+    throw badRequest("BOT_COMMAND_INVALID");
+  }
+  if (
+    typeof description !== "string" ||
+    description.trim() === "" ||
+    characterCount(description) > 256
+  ) {
+    throw badRequest("BOT_COMMAND_DESCRIPTION_INVALID");
+  }
+  return { command, description };
+}
+
+function readScope({ world, params }: MethodCall): BotCommandScope {
+  const raw = params.json("scope");
+  if (raw === undefined || raw === null) return { type: "default" };
+  const { type, chat_id, user_id } = (typeof raw === "object" ? raw : {}) as Record<
+    string,
+    unknown
+  >;
+  if (typeof type !== "string" || !SCOPE_TYPES.has(type))
+    throw badRequest("wrong scope type specified");
+  if (type !== "chat" && type !== "chat_administrators" && type !== "chat_member") {
+    return { type } as BotCommandScope;
+  }
+  const chatId = world.resolveChatId(String(chat_id ?? ""));
+  if (chatId === undefined) throw badRequest("chat not found");
+  if (type !== "chat_member") return { type, chat_id: chatId };
+  if (typeof user_id !== "number") throw badRequest("invalid user_id specified");
+  return { type, chat_id: chatId, user_id };
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}

@@ -1,0 +1,55 @@
+// The Bot API methods the emulator implements. Telegram matches method names
+// case-insensitively; anything else is 404 "Not Found".
+
+import {
+  acknowledge,
+  deleteMyCommands,
+  deleteWebhook,
+  getMe,
+  getMyCommands,
+  getUpdates,
+  setMyCommands,
+} from "./bot.js";
+import { answerCallbackQuery } from "./callbacks.js";
+import { getChat, getChatMember, leaveChat } from "./chats.js";
+import {
+  deleteMessage,
+  editMessageCaption,
+  editMessageReplyMarkup,
+  editMessageText,
+} from "./edit.js";
+import type { MethodHandler } from "./method-call.js";
+import { copyMessage, forwardMessage, sendChatAction, sendMessage, sendPhoto } from "./send.js";
+
+const METHODS: Record<string, MethodHandler> = {
+  getMe,
+  getUpdates,
+  deleteWebhook,
+  setMyCommands,
+  getMyCommands,
+  deleteMyCommands,
+  setMyDescription: acknowledge,
+  setMyShortDescription: acknowledge,
+  setChatMenuButton: acknowledge,
+  sendMessage,
+  sendPhoto,
+  copyMessage,
+  forwardMessage,
+  sendChatAction,
+  editMessageText,
+  editMessageCaption,
+  editMessageReplyMarkup,
+  deleteMessage,
+  answerCallbackQuery,
+  getChat,
+  getChatMember,
+  leaveChat,
+};
+
+const BY_LOWER_CASE_NAME = new Map(
+  Object.entries(METHODS).map(([name, handler]) => [name.toLowerCase(), { name, handler }]),
+);
+
+export function findMethod(name: string): { name: string; handler: MethodHandler } | undefined {
+  return BY_LOWER_CASE_NAME.get(name.toLowerCase());
+}

@@ -1,0 +1,147 @@
+// The emulator's public types: options, the people and groups tests create, what it
+// records and the events a live UI can follow.
+
+import type { Message, ResponseParameters, Update } from "grammy/types";
+import type { ChatUser, GroupDriver } from "./driver.js";
+import type { ReplyMarkup } from "./reply-markup.js";
+
+export interface TelegramEmulatorOptions {
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Bots known before they call; any `<digits>:<secret>` token becomes a bot on first use anyway. */
+  bots?: BotSpec[];
+  floodLimit?: FloodLimit;
+}
+
+export interface BotSpec {
+  token: string;
+  first_name?: string;
+  username?: string;
+}
+
+/** A bot, by token or by id. */
+export type BotRef = string | number;
+
+export interface DriverOptions {
+  /** Which bot the user talks to; only needed once several bots have been seen. */
+  botToken?: string;
+}
+
+export interface UserSpec {
+  id: number;
+  first_name: string;
+  last_name?: string;
+  username?: string;
+  language_code?: string;
+  /** Shared by sendContact() and request_contact buttons. */
+  phone_number?: string;
+}
+
+export interface GroupSpec {
+  /** Negative, as Telegram's group ids are. */
+  id: number;
+  title: string;
+  type?: "group" | "supergroup";
+  username?: string;
+  /** The bot's status when it is first seen in the group (default "member"). */
+  botStatus?: "member" | "administrator";
+}
+
+export type MemberStatus = "creator" | "administrator" | "member";
+
+/** Beyond `perSecond` accepted message sends within any 1-second window: 429. */
+export interface FloodLimit {
+  perSecond: number;
+}
+
+export interface ForcedError {
+  error_code: number;
+  description: string;
+  parameters?: ResponseParameters;
+}
+
+export type ApiResponse =
+  | { ok: true; result: unknown }
+  | {
+      ok: false;
+      error_code: number;
+      description: string;
+      parameters?: ResponseParameters;
+    };
+
+export interface ApiCall {
+  /** undefined when the token was rejected. */
+  botId: number | undefined;
+  /** The method's canonical name ("sendMessage"), or as requested when unknown. */
+  method: string;
+  payload: Record<string, unknown>;
+  response: ApiResponse;
+  time: Date;
+}
+
+export interface StoredMessage {
+  readonly botId: number;
+  readonly chatId: number;
+  readonly messageId: number;
+  readonly sentByBot: boolean;
+  /** The current version, as the Bot API returns it. */
+  message: Message;
+  /** Every version, oldest first; the last one is `message`. */
+  readonly versions: Message[];
+  /** reply_markup as sent; `message.reply_markup` only ever carries an inline keyboard. */
+  markup: ReplyMarkup | undefined;
+  deleted: boolean;
+}
+
+export interface StoredFile {
+  fileId: string;
+  /** Where the bot said to fetch it from. */
+  url?: string;
+  /** What the bot uploaded. */
+  upload?: { filename: string; bytes: Buffer };
+}
+
+export interface CallbackAnswer {
+  callbackQueryId: string;
+  userId: number;
+  chatId: number;
+  messageId: number;
+  text: string | undefined;
+  showAlert: boolean;
+  url: string | undefined;
+}
+
+export type EmulatorEvent =
+  | { type: "message"; botId: number; chatId: number; message: Message; sentByBot: boolean }
+  | { type: "edit"; botId: number; chatId: number; message: Message }
+  | { type: "delete"; botId: number; chatId: number; messageId: number }
+  | { type: "callback-answer"; botId: number; chatId: number; answer: CallbackAnswer }
+  | { type: "chat-action"; botId: number; chatId: number; action: string }
+  | { type: "update"; botId: number; chatId: number | undefined; update: Update };
+
+/** An update to inject; update_id is assigned when absent. */
+export type UpdateInput = Omit<Update, "update_id"> & { update_id?: number };
+
+export interface TelegramEmulator {
+  /** For grammY's `client.apiRoot`, e.g. "http://127.0.0.1:40123". */
+  readonly apiRoot: string;
+  close(): Promise<void>;
+  /** A user with a private chat with the bot; cheap, and the bot can message them at once. */
+  user(spec: UserSpec, options?: DriverOptions): ChatUser;
+  group(spec: GroupSpec, options?: DriverOptions): GroupDriver;
+  /** Queues a raw update as is (a duplicate update_id included); undefined when allowed_updates filters it. */
+  injectUpdate(bot: BotRef, update: UpdateInput): Update | undefined;
+  blockUser(userId: number, bot?: BotRef): void;
+  unblockUser(userId: number, bot?: BotRef): void;
+  /** The next `times` calls of `method` fail with `error` instead of running. */
+  failNext(method: string, error: ForcedError, times?: number): void;
+  /** Replaces the flood rule (undefined: none); counting starts afresh. */
+  setFloodLimit(limit: FloodLimit | undefined): void;
+  calls(method?: string): ApiCall[];
+  /** Every message of a chat, deleted ones included, oldest first. */
+  messages(chatId: number, bot?: BotRef): StoredMessage[];
+  file(fileId: string): StoredFile | undefined;
+  /** Returns the unsubscribe function. */
+  onEvent(listener: (event: EmulatorEvent) => void): () => void;
+}
