@@ -101,13 +101,15 @@ export function createBot(
       ],
     }),
   );
-  bot.use(welcome, language, cancel, createTopupEntry(deps));
+  // Installed before the commands so that they can enter it; the conversation passes commands
+  // and foreign buttons on to them (see identify.ts).
   bot.use(
     createConversation(createIdentify(deps), {
       id: IDENTIFY,
       maxMillisecondsToWait: deps.config.sessionIdleMs,
     }),
   );
+  bot.use(welcome, language, cancel, createTopupEntry(deps));
   bot.use(createMenu(deps, purchases));
   bot.use(fallback);
 

@@ -11,7 +11,7 @@ export const START_TOPUP = "s:topup";
 export async function startTopup(ctx: BotContext, code?: string): Promise<void> {
   await ctx.conversation.exitAll();
   ctx.session.journey = undefined;
-  await ctx.conversation.enter(IDENTIFY, localeOf(ctx), code);
+  await ctx.conversation.enter(IDENTIFY, localeOf(ctx), code ?? null);
 }
 
 async function dropButtons(ctx: BotContext): Promise<void> {

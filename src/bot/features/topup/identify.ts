@@ -60,9 +60,8 @@ export function createIdentify(deps: BotDeps) {
       return contact.phone_number;
     }
     const text = ctx.message?.text;
-    if (text !== undefined && !text.startsWith("/")) return text;
-    if (ctx.callbackQuery) await ctx.answerCallbackQuery(t("menu-expired"));
-    else await ctx.reply(t("hint-send-code"));
+    if (text !== undefined) return text;
+    await ctx.reply(t("hint-send-code"));
     return undefined;
   }
 
@@ -70,12 +69,23 @@ export function createIdentify(deps: BotDeps) {
     conversation: IdentifyConversation,
     ctx: FlowContext,
     locale: Locale,
-    initialCode?: string,
+    initialCode: string | null,
   ) {
     const t: Translate = (key, variables) => deps.i18n.t(locale, key, variables);
     const journeyId = await conversation.external(() => newJourneyId());
     let current = ctx;
-    let pending = initialCode;
+    // Arguments travel as JSON: "no code" arrives as null.
+    let pending = initialCode ?? undefined;
+    /** The next update for this flow; commands and other buttons go on to their handlers. */
+    const next = async (ownButtons?: RegExp) => {
+      const update = await conversation.wait();
+      const command = update.message?.text?.startsWith("/") ?? false;
+      const data = update.callbackQuery?.data;
+      const foreignButton = data !== undefined && !(ownButtons?.test(data) ?? false);
+      if (command || foreignButton) await conversation.skip({ next: true });
+      return update;
+    };
+
     if (pending === undefined) {
       const share = new Keyboard()
         .requestContact(t("share-phone-button"))
@@ -88,7 +98,7 @@ export function createIdentify(deps: BotDeps) {
     let info: CustomerInfo | undefined;
     while (!info) {
       if (pending === undefined) {
-        current = await conversation.wait();
+        current = await next();
         pending = await codeFrom(current, t);
         if (pending === undefined) continue;
       }
@@ -125,13 +135,12 @@ export function createIdentify(deps: BotDeps) {
       const choice = connectionChoice(journeyId, info.connections, t);
       const prompt = await current.reply(choice.text, { reply_markup: choice.keyboard });
       for (;;) {
-        const pick = await conversation.waitForCallbackQuery(CONNECTION_DATA, {
-          otherwise: (other) =>
-            other.callbackQuery
-              ? other.answerCallbackQuery(t("menu-expired"))
-              : other.reply(t("hint-use-buttons")),
-        });
-        const [, id, index] = CONNECTION_DATA.exec(pick.callbackQuery.data) ?? [];
+        const pick = await next(CONNECTION_DATA);
+        if (!pick.callbackQuery) {
+          await pick.reply(t("hint-use-buttons"));
+          continue;
+        }
+        const [, id, index] = CONNECTION_DATA.exec(pick.callbackQuery.data ?? "") ?? [];
         const chosen = info.connections[Number(index)];
         if (id !== journeyId || !chosen) {
           await pick.answerCallbackQuery(t("menu-expired"));

@@ -1,6 +1,7 @@
 // What the journey looks like: message texts (HTML) and inline keyboards. Pure functions.
 import { InlineKeyboard } from "grammy";
 import type { Connection, Customer } from "../../../domain/model.js";
+import { parseBouquetName } from "../../../provider/bouquet-name.js";
 import { escapeHtml, truncate } from "../../format/html.js";
 import type { ValueFormatter } from "../../format/values.js";
 import {
@@ -86,7 +87,7 @@ export function overviewView(
   for (const subscription of journey.subscriptions) {
     lines.push(
       t("subscription-line", {
-        name: escapeHtml(subscription.name),
+        name: escapeHtml(parseBouquetName(subscription.name).displayName),
         end: fmt.day(subscription.end),
         relative: relativeDays(fmt.daysUntil(subscription.end, now), t),
       }),

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buttonsOf, expectReply } from "../support/chat.js";
+import { type Stack, startStack } from "../support/stack.js";
+
+describe.each(["v1.0.1", "v1.0.0"] as const)("the top-up journey on %s", (version) => {
+  let stack: Stack;
+  let nextUser = version === "v1.0.1" ? 2000 : 3000;
+  const newUser = (language_code = "en") =>
+    stack.emulator.user({ id: ++nextUser, first_name: "Ana", language_code });
+
+  beforeAll(async () => {
+    stack = await startStack(`journey-${version}`, { PROVIDER_API_VERSION: version });
+  });
+  afterAll(() => stack.stop());
+
+  it("renews a TV add-on found through a shared contact, paging through the list", async () => {
+    const user = newUser();
+    await expectReply(user, () => user.sendText("/topup"), "Whose package");
+    expect(user.replyKeyboard()?.keyboard.flat()[0]).toMatchObject({ request_contact: true });
+    // 1000002 has three TV connections; the sandbox finds it by its mobile number.
+    const choice = await expectReply(
+      user,
+      () => user.sendContact({ phone_number: "+977 9851000002" }),
+      "Which connection",
+    );
+    expect(user.inlineButtons(choice)).toHaveLength(3);
+    expect(choice.text).toContain("Inactive connections can be renewed too");
+    const menu = await expectReply(user, () => user.press(/8000000022/), "Choose a package");
+    expect(menu.text).toContain("Sita S.");
+    expect(menu.text).not.toContain("Sharma");
+    expect(menu.text).toMatch(/Silver – until .*, expired 10 days ago/);
+    expect(buttonsOf(user, menu)).toEqual(
+      expect.arrayContaining([
+        "Monthly",
+        "Quarterly",
+        "Half-yearly",
+        "Yearly",
+        "Add-ons",
+        "Cancel",
+      ]),
+    );
+
+    const first = await expectReply(user, () => user.press("Add-ons"), /page 1 of \d/);
+    const pages = Number(/page 1 of (\d+)/.exec(first.text ?? "")?.[1]);
+    expect(pages).toBeGreaterThanOrEqual(4);
+    expect(first.message_id).toBe(menu.message_id);
+    expect(buttonsOf(user, first).filter((b) => b.includes("NPR"))).toHaveLength(8);
+    expect(buttonsOf(user, first)).toContain(`1/${pages}`);
+    const second = await expectReply(user, () => user.press("Next ›"), `page 2 of ${pages}`);
+    expect(second.message_id).toBe(menu.message_id);
+    await expectReply(user, () => user.press("‹ Prev"), `page 1 of ${pages}`);
+    await expectReply(user, () => user.press("Next ›"), `page 2 of ${pages}`);
+    const label = buttonsOf(user).find((b) => b.includes("NPR")) ?? "";
+    const confirm = await expectReply(user, () => user.press(label), "Please confirm");
+    expect(confirm.text).toContain("Period: add-on");
+    // Back leads to the page the bouquet was picked from.
+    await expectReply(user, () => user.press("Back"), `page 2 of ${pages}`);
+    await expectReply(user, () => user.press(label), "Please confirm");
+
+    const receipt = await expectReply(user, () => user.press(/Confirm/), "Top-up successful");
+    expect(receipt.text).toMatch(/Transaction: TXN\d+/);
+    expect(receipt.text).toContain("Connection: TV 8000000022");
+    expect(buttonsOf(user, receipt)).toEqual(["Top up another", "Done"]);
+    // The confirm message lost its buttons; the sandbox executed exactly one top-up.
+    expect(
+      user.inlineButtons(user.messages().find((m) => m.message_id === menu.message_id)),
+    ).toEqual([]);
+    expect(stack.sandbox.topups.filter((t) => t.reqId === "8000000022")).toHaveLength(1);
+    const [topup] = stack.sandbox.topups.filter((t) => t.reqId === "8000000022");
+    expect(topup?.udf1 === undefined).toBe(version === "v1.0.0");
+  });
+
+  it("renews an internet plan after an unknown code, nonsense and a stranger's contact", async () => {
+    const user = newUser();
+    await expectReply(user, () => user.sendText("/topup"), "Whose package");
+    await expectReply(user, () => user.sendText("hello world"), "does not look like");
+    await expectReply(user, () => user.sendText("9800000000"), "No customer found for 9800000000");
+    await expectReply(
+      user,
+      () => user.sendContact({ phone_number: "9861000004", user_id: 99 }),
+      "your own phone number",
+    );
+    await expectReply(user, () => user.sendText("gita.karki"), "Which connection");
+    const menu = await expectReply(user, () => user.press(/gita\.karki/), "Choose a package");
+    expect(menu.text).toContain("expired 3 days ago");
+    await expectReply(user, () => user.press(/Renew/), "Please confirm");
+    await expectReply(user, () => user.press(/Confirm/), "Top-up successful");
+    const topup = stack.sandbox.topups.find((t) => t.reqId === "gita.karki");
+    expect(topup?.service).toBe("internet");
+    // The renewal shows up in the next package listing.
+    await expectReply(user, () => user.press("Top up another"), "Whose package");
+    await expectReply(user, () => user.sendText("gita.karki"), "Which connection");
+    const again = await expectReply(user, () => user.press(/gita\.karki/), "Choose a package");
+    expect(again.text).not.toContain("expired 3 days ago");
+  });
+
+  it("speaks Nepali to a Nepali client from start to receipt", async () => {
+    const user = newUser("ne");
+    await expectReply(user, () => user.sendText("/topup 1000003"), "प्याकेज छान्नुहोस्");
+    await expectReply(user, () => user.press(/नवीकरण/), "पुष्टि गर्नुहोस्");
+    const receipt = await expectReply(user, () => user.press(/पुष्टि गरी/), "रिचार्ज सफल भयो");
+    expect(receipt.text).toContain("इन्टरनेट hari.gurung");
+  });
+});
+
+describe("around the journey", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack("around");
+  });
+  afterAll(() => stack.stop());
+
+  it("welcomes, helps, switches language and registers commands in both languages", async () => {
+    const user = stack.emulator.user({ id: 4001, first_name: "Bo", language_code: "en" });
+    const welcome = await expectReply(user, () => user.sendText("/start"), "Welcome");
+    expect(buttonsOf(user, welcome)).toEqual(["Top up now"]);
+    await expectReply(user, () => user.press("Top up now"), "Whose package");
+    await expectReply(user, () => user.sendText("/help"), "/cancel");
+    await expectReply(user, () => user.sendText("/language"), "Choose your language");
+    await expectReply(user, () => user.press("नेपाली"), "भाषा नेपालीमा");
+    await expectReply(user, () => user.sendText("/cancel"), "रद्द गरियो");
+    expect(user.commands().map((c) => c.command)).toEqual([
+      "start",
+      "topup",
+      "cancel",
+      "help",
+      "language",
+    ]);
+    const nepali = stack.emulator.user({ id: 4002, first_name: "Ra", language_code: "ne" });
+    expect(nepali.commands()[1]?.description).toBe("प्याकेज नवीकरण");
+  });
+
+  it("renders names with HTML special characters", async () => {
+    const user = stack.emulator.user({ id: 4003, first_name: "Cy", language_code: "en" });
+    stack.sandbox.setFault("get-customer-information", {
+      kind: "transform",
+      times: 1,
+      transform: (response) => {
+        const body = response.body as { customer: { first_name: string } };
+        body.customer.first_name = "<b>O'Brien & Sons</b>";
+        return response;
+      },
+    });
+    const card = await expectReply(user, () => user.sendText("/topup 1000008"), "customer 1000008");
+    expect(card.text).toContain("<b>O'Brien & Sons</b> O.");
+    const menu = await user.waitForText("Choose a package");
+    expect(menu.text).toContain("Seán O.");
+  });
+
+  it("answers stickers, unknown commands, long texts and stale or forged buttons", async () => {
+    const user = stack.emulator.user({ id: 4004, first_name: "Di", language_code: "en" });
+    await expectReply(user, () => user.sendText("/frobnicate"), "don't know that command");
+    await expectReply(user, () => user.sendText("x".repeat(4000)), "Send /topup");
+    await expectReply(
+      user,
+      () =>
+        stack.emulator.injectUpdate(stack.env.BOT_TOKEN as string, {
+          message: {
+            message_id: 77,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: user.chatId, type: "private", first_name: "Di" },
+            from: user.user,
+            sticker: {
+              file_id: "s",
+              file_unique_id: "s",
+              type: "regular",
+              width: 1,
+              height: 1,
+              is_animated: false,
+              is_video: false,
+            },
+          },
+        }),
+      "Send /topup",
+    );
+    const menu = await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+    const forged = user.waitForCallbackAnswer();
+    user.pressData("t:zzzzzz:o", menu.message_id);
+    expect((await forged).text).toBe("This menu has expired.");
+    const junk = user.waitForCallbackAnswer();
+    user.pressData("nonsense", menu.message_id);
+    expect((await junk).text).toBe("This menu has expired.");
+    await expectReply(user, () => user.press("Cancel"), "Cancelled");
+    const stale = user.waitForCallbackAnswer();
+    user.pressData(`t:${"a".repeat(10)}:c`, menu.message_id);
+    expect((await stale).text).toBe("This menu has expired.");
+    // Every callback query got an answer.
+    const answered = stack.emulator.calls("answerCallbackQuery").length;
+    const pressed = stack.emulator.calls("getUpdates").length > 0;
+    expect(pressed).toBe(true);
+    expect(answered).toBeGreaterThanOrEqual(4);
+  });
+
+  it("leaves a flow with /cancel from any step and removes the keyboards", async () => {
+    const user = stack.emulator.user({ id: 4005, first_name: "Ed", language_code: "en" });
+    await expectReply(user, () => user.sendText("/topup"), "Whose package");
+    await expectReply(user, () => user.sendText("/cancel"), "Cancelled");
+    expect(user.replyKeyboard()).toBeNull();
+    await expectReply(user, () => user.sendText("1000001"), "Send /topup");
+    const menu = await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+    await expectReply(user, () => user.sendText("/cancel"), "Cancelled");
+    const current = user.messages().find((m) => m.message_id === menu.message_id);
+    expect(user.inlineButtons(current)).toEqual([]);
+    await expectReply(user, () => user.sendText("/cancel"), "nothing to cancel");
+  });
+});

@@ -1,0 +1,76 @@
+// The whole product for end-to-end tests: the provider sandbox, the Telegram emulator, real
+// Redis under a key prefix of the test's own, and the real bot application.
+import { type App, createApp } from "../../src/app.js";
+import { loadConfig } from "../../src/config/config.js";
+import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/sandbox/server.js";
+import {
+  createTelegramEmulator,
+  type TelegramEmulator,
+} from "../../src/telegram-emulator/index.js";
+import { captureLogs } from "./log-capture.js";
+import { TEST_REDIS_URL, testRedis } from "./redis.js";
+
+export const BOT_TOKEN = "424242:e2e-bot-token";
+export const PROVIDER_TOKEN = "e2e-provider-token";
+
+export interface Stack {
+  sandbox: Sandbox;
+  emulator: TelegramEmulator;
+  /** The environment the bot was configured with (for starting it as a process too). */
+  env: Record<string, string>;
+  logs: () => string[];
+  app: App;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(
+  name: string,
+  env: Record<string, string> = {},
+  sandboxOptions: SandboxOptions = {},
+): Promise<Stack> {
+  const sandbox = await createSandbox({ token: PROVIDER_TOKEN, ...sandboxOptions });
+  const emulator = await createTelegramEmulator();
+  const store = testRedis(name);
+  const fullEnv: Record<string, string> = {
+    BOT_TOKEN,
+    TELEGRAM_API_ROOT: emulator.apiRoot,
+    PROVIDER_BASE_URL: sandbox.baseUrl(),
+    PROVIDER_TOKEN,
+    PROVIDER_TIMEOUT_MS: "1000",
+    PROVIDER_READ_RETRIES: "1",
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: store.prefix,
+    TELEGRAM_POLL_TIMEOUT_SECONDS: "1",
+    TOPUP_VERIFY_WINDOW_SECONDS: "2",
+    RECONCILE_AFTER_SECONDS: "0",
+    TOPUP_LOCK_SECONDS: "2",
+    CURRENCY: "NPR",
+    LOG_LEVEL: "debug",
+    ...env,
+  };
+  const captured = captureLogs("debug");
+  const launch = async () => {
+    const next = createApp(loadConfig(fullEnv), captured.logger);
+    await next.start();
+    return next;
+  };
+  const stack: Stack = {
+    sandbox,
+    emulator,
+    env: fullEnv,
+    logs: captured.lines,
+    app: await launch(),
+    async restart() {
+      await stack.app.stop();
+      stack.app = await launch();
+    },
+    async stop() {
+      await stack.app.stop();
+      await emulator.close();
+      await sandbox.close();
+      await store.cleanup();
+    },
+  };
+  return stack;
+}
