@@ -1,0 +1,116 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSandbox, type Sandbox } from "../../src/sandbox/server.js";
+import {
+  createTelegramEmulator,
+  type TelegramEmulator,
+} from "../../src/telegram-emulator/index.js";
+import { expectReply } from "../support/chat.js";
+import { TEST_REDIS_URL, testRedis } from "../support/redis.js";
+import { BOT_TOKEN, PROVIDER_TOKEN, type Stack, startStack } from "../support/stack.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("a restart of the bot", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack("restart", { SESSION_IDLE_SECONDS: "1" });
+  });
+  afterAll(() => stack.stop());
+
+  it("in the middle of browsing: the old message's buttons still work", async () => {
+    const user = stack.emulator.user({ id: 6001, first_name: "Re", language_code: "en" });
+    await expectReply(user, () => user.sendText("/topup 1000002"), "Which connection");
+    await expectReply(user, () => user.press(/8000000021/), "Choose a package");
+    const list = await expectReply(user, () => user.press("Add-ons"), /page 1 of \d/);
+    await stack.restart();
+    const next = await expectReply(user, () => user.press("Next ›"), /page 2 of \d/);
+    expect(next.message_id).toBe(list.message_id);
+  });
+
+  it("after the idle time: a friendly expiry instead of silence", async () => {
+    const user = stack.emulator.user({ id: 6002, first_name: "Id", language_code: "en" });
+    await expectReply(user, () => user.sendText("/topup"), "Whose package");
+    await sleep(1_100);
+    await expectReply(user, () => user.sendText("1000001"), "This session has expired");
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+    await sleep(1_100);
+    const expired = user.waitForCallbackAnswer();
+    await expectReply(user, () => user.press("Monthly"), "This session has expired");
+    expect((await expired).text).toBe("This menu has expired.");
+  });
+
+  it("after a deploy changed the flow: the old conversation expires politely", async () => {
+    const user = stack.emulator.user({ id: 6003, first_name: "Ve", language_code: "en" });
+    await expectReply(user, () => user.sendText("/topup"), "Whose package");
+    const store = testRedis("restart-peek");
+    const key = `${stack.env.REDIS_KEY_PREFIX}session:${user.chatId}`;
+    const session = JSON.parse((await store.redis.get(key)) ?? "{}");
+    expect(session.conversation?.version?.[1]).toBe(1);
+    session.conversation.version[1] = 0;
+    await store.redis.set(key, JSON.stringify(session));
+    store.redis.disconnect();
+    await expectReply(user, () => user.sendText("1000001"), "This session has expired");
+  });
+});
+
+describe("the bot process killed in the middle of a top-up", () => {
+  let sandbox: Sandbox;
+  let emulator: TelegramEmulator;
+  const store = testRedis("killed");
+  const processes: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    sandbox = await createSandbox({ token: PROVIDER_TOKEN });
+    emulator = await createTelegramEmulator({ bots: [{ token: BOT_TOKEN }] });
+  });
+  afterAll(async () => {
+    for (const child of processes) child.kill("SIGKILL");
+    await emulator.close();
+    await sandbox.close();
+    await store.cleanup();
+  });
+
+  function startBot(): ChildProcess {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      env: {
+        PATH: process.env.PATH,
+        BOT_TOKEN,
+        TELEGRAM_API_ROOT: emulator.apiRoot,
+        PROVIDER_BASE_URL: sandbox.baseUrl(),
+        PROVIDER_TOKEN,
+        PROVIDER_TIMEOUT_MS: "20000",
+        REDIS_URL: TEST_REDIS_URL,
+        REDIS_KEY_PREFIX: store.prefix,
+        TELEGRAM_POLL_TIMEOUT_SECONDS: "1",
+        TOPUP_LOCK_SECONDS: "1",
+        RECONCILE_INTERVAL_SECONDS: "1",
+        RECONCILE_AFTER_SECONDS: "0",
+        LOG_LEVEL: "warn",
+      },
+      stdio: "ignore",
+    });
+    processes.push(child);
+    return child;
+  }
+
+  it("tells the user the outcome after the restart, without a second top-up", async () => {
+    const first = startBot();
+    const user = emulator.user({ id: 6100, first_name: "Ki", language_code: "en" });
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package", 15_000);
+    await expectReply(user, () => user.press(/Renew/), "Please confirm");
+    sandbox.setFault("subscription-package-topup", { kind: "hang-then-succeed", ms: 60_000 });
+    user.press(/Confirm/);
+    for (let i = 0; i < 100 && sandbox.topups.length === 0; i++) await sleep(50);
+    expect(sandbox.topups).toHaveLength(1);
+    first.kill("SIGKILL");
+    sandbox.clearFaults();
+
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 20_000 });
+    startBot();
+    await receipt;
+    const topupCalls = sandbox.requests.filter((r) => r.operation === "subscription-package-topup");
+    expect(topupCalls).toHaveLength(1);
+    expect(sandbox.topups).toHaveLength(1);
+  }, 40_000);
+});
