@@ -41,22 +41,32 @@ export class Reconciler {
   /** One pass; returns how many outcomes were delivered. */
   async runOnce(): Promise<number> {
     const cutoff = this.now() - this.options.staleAfterMs;
+    const settled: string[] = [];
     for (const checkoutId of await this.journal.pendingSince(cutoff)) {
-      await this.topups.resolvePending(checkoutId);
+      const entry = await this.topups.resolvePending(checkoutId);
+      if (entry) settled.push(entry.checkoutId);
     }
+    // Outcomes settled just now, and older ones whose delivery failed; the live flow delivers
+    // its own recent ones.
+    const undelivered = await this.journal.undeliveredSince(cutoff);
     let delivered = 0;
-    for (const checkoutId of await this.journal.undeliveredSince(cutoff)) {
-      const entry = await this.journal.get(checkoutId);
-      if (!entry) continue;
-      try {
-        await this.deliver(entry);
-        await this.journal.delivered(checkoutId);
-        delivered++;
-      } catch (error) {
-        this.logger.warn({ checkoutId, err: error }, "could not deliver a top-up outcome yet");
-      }
+    for (const checkoutId of new Set([...settled, ...undelivered])) {
+      if (await this.deliverOne(checkoutId)) delivered++;
     }
     return delivered;
+  }
+
+  private async deliverOne(checkoutId: string): Promise<boolean> {
+    const entry = await this.journal.get(checkoutId);
+    if (!entry) return false;
+    try {
+      await this.deliver(entry);
+      await this.journal.delivered(checkoutId);
+      return true;
+    } catch (error) {
+      this.logger.warn({ checkoutId, err: error }, "could not deliver a top-up outcome yet");
+      return false;
+    }
   }
 
   private tick(): void {
