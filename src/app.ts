@@ -1,4 +1,5 @@
 // The composition root: builds every part from the configuration and starts and stops them.
+import type { Server } from "node:http";
 import { type RunnerHandle, run } from "@grammyjs/runner";
 import { Redis } from "ioredis";
 import { createBot } from "./bot/bot.js";
@@ -13,12 +14,14 @@ import { Reconciler } from "./domain/reconciler.js";
 import { redisKeys } from "./domain/redis-keys.js";
 import { TopupService } from "./domain/topup.js";
 import type { Logger } from "./logger.js";
+import { Metrics } from "./metrics.js";
 import { ProviderClient } from "./provider/client.js";
 
 const SESSION_TTL_SECONDS = 90 * 86_400;
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
 
 export interface App {
+  readonly metrics: Metrics;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -45,10 +48,12 @@ export function createApp(config: Config, logger: Logger): App {
     logger,
   );
   const i18n = createI18n();
+  const metrics = new Metrics();
   const formatters = new Map<string, ValueFormatter>();
   const deps: BotDeps = {
     config,
     logger,
+    metrics,
     provider,
     topups,
     journal,
@@ -78,9 +83,14 @@ export function createApp(config: Config, logger: Logger): App {
     logger,
   );
   let runner: RunnerHandle | undefined;
+  let metricsServer: Server | undefined;
 
   return {
+    metrics,
     async start() {
+      if (config.metrics.port !== undefined) {
+        metricsServer = await metrics.serve(config.metrics.port, config.metrics.host);
+      }
       await bot.init();
       await registerCommands(bot.api, i18n);
       runner = run(bot, {
@@ -95,6 +105,7 @@ export function createApp(config: Config, logger: Logger): App {
       await reconciler.stop();
       await provider.close();
       await redis.quit();
+      metricsServer?.close();
       logger.info("bot stopped");
     },
   };

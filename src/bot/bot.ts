@@ -54,6 +54,16 @@ export function createBot(
 
   // One user's updates in order; different users in parallel.
   bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
+  bot.use(async (ctx, next) => {
+    const stopTimer = deps.metrics.updateSeconds.startTimer({
+      kind: ctx.callbackQuery ? "callback_query" : ctx.message ? "message" : "other",
+    });
+    try {
+      await next();
+    } finally {
+      stopTimer();
+    }
+  });
   bot.use(dropDuplicateUpdates(redis, keys, deps.logger));
   bot.use(
     session({

@@ -3,6 +3,7 @@ import type { Config } from "../config/config.js";
 import type { Journal } from "../domain/journal.js";
 import type { TopupService } from "../domain/topup.js";
 import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
 import type { ProviderApi } from "../provider/client.js";
 import type { BotContext } from "./context.js";
 import type { ValueFormatter } from "./format/values.js";
@@ -12,6 +13,7 @@ import type { RedisSessionStorage } from "./session-storage.js";
 export interface BotDeps {
   config: Config;
   logger: Logger;
+  metrics: Metrics;
   provider: ProviderApi;
   topups: TopupService;
   journal: Journal;

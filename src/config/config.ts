@@ -60,6 +60,7 @@ const schema = z.object({
   PROVIDER_TOKEN: required("the provider's bearer token"),
   PROVIDER_TIMEOUT_MS: wholeNumber(15_000, 100, 300_000, "milliseconds"),
   PROVIDER_READ_RETRIES: wholeNumber(2, 0, 10, "retries"),
+  PROVIDER_MAX_CONNECTIONS: wholeNumber(64, 1, 1_024, "connections"),
   CHECKOUT_TTL_SECONDS: wholeNumber(300, 1, 86_400, "seconds"),
   PROVIDER_TIMEZONE: z.preprocess(
     unsetIfEmpty,
@@ -98,6 +99,16 @@ const schema = z.object({
   RECONCILE_AFTER_SECONDS: wholeNumber(30, 0, 86_400, "seconds"),
   TELEGRAM_RETRY_ATTEMPTS: wholeNumber(3, 0, 20, "attempts"),
   TELEGRAM_POLL_TIMEOUT_SECONDS: wholeNumber(30, 0, 50, "seconds"),
+  METRICS_PORT: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\d+$/, { error: "must be a port number" })
+      .transform(Number)
+      .pipe(z.number().min(1).max(65_535, { error: "must be a port number" }))
+      .optional(),
+  ),
+  METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().default("127.0.0.1")),
   LOG_LEVEL: z.preprocess(
     unsetIfEmpty,
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
@@ -115,6 +126,7 @@ export interface Config {
     token: string;
     timeoutMs: number;
     readRetries: number;
+    maxConnections: number;
     checkoutTtlSeconds: number;
     timeZone: string;
   };
@@ -130,6 +142,7 @@ export interface Config {
     reconcileAfterMs: number;
   };
   telegram: { retryAttempts: number; pollTimeoutSeconds: number };
+  metrics: { port: number | undefined; host: string };
   adminUserIds: number[];
   supportChatIds: number[];
   logLevel: (typeof LOG_LEVELS)[number];
@@ -161,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       token: e.PROVIDER_TOKEN,
       timeoutMs: e.PROVIDER_TIMEOUT_MS,
       readRetries: e.PROVIDER_READ_RETRIES,
+      maxConnections: e.PROVIDER_MAX_CONNECTIONS,
       checkoutTtlSeconds: e.CHECKOUT_TTL_SECONDS,
       timeZone: e.PROVIDER_TIMEZONE,
     },
@@ -179,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryAttempts: e.TELEGRAM_RETRY_ATTEMPTS,
       pollTimeoutSeconds: e.TELEGRAM_POLL_TIMEOUT_SECONDS,
     },
+    metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST },
     adminUserIds: e.ADMIN_USER_IDS,
     supportChatIds: e.SUPPORT_CHAT_IDS,
     logLevel: e.LOG_LEVEL,

@@ -41,6 +41,7 @@ export class PurchaseRunner {
     const outcome = await this.topups.purchase(intent, {
       onChecking: () => this.quietly(this.messenger.say(chatId, language, "checking-payment")),
     });
+    this.deps.metrics.purchases.inc({ outcome: outcome.kind });
     this.logger.info(
       {
         outcome: outcome.kind,

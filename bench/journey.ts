@@ -1,0 +1,231 @@
+// Benchmarks of the bot side of the journey: handling time per update, paging stability,
+// Redis round trips per browsing update, and 200 concurrent users against a slow provider.
+// Run with `npm run bench`; results are written down in bench/RESULTS.md.
+import { spawn } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import type { Message } from "grammy/types";
+import { Redis } from "ioredis";
+import { createSandbox } from "../src/sandbox/server.js";
+import { type ChatUser, createTelegramEmulator } from "../src/telegram-emulator/index.js";
+import { TEST_REDIS_URL, testRedis } from "../test/support/redis.js";
+import { BOT_TOKEN, PROVIDER_TOKEN, type Stack, startStack } from "../test/support/stack.js";
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+};
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+/** Presses a button and returns the time until the bot's edit of that message arrives. */
+async function timedPress(user: ChatUser, label: string | RegExp): Promise<number> {
+  const started = performance.now();
+  const edited = user.waitForMessage(() => true, { timeoutMs: 10_000 });
+  user.press(label);
+  await edited;
+  return performance.now() - started;
+}
+
+async function openAddOns(stack: Stack, id: number): Promise<ChatUser> {
+  const user = stack.emulator.user({ id, first_name: "Bench", language_code: "en" });
+  const menu = user.waitForText("Choose a package");
+  user.sendText("/topup 1000002");
+  await user.waitForText("Which connection");
+  user.press(/8000000021/);
+  await menu;
+  const list = user.waitForText(/page 1 of/);
+  user.press("Add-ons");
+  await list;
+  return user;
+}
+
+async function commandCalls(redis: Redis): Promise<number> {
+  const stats = await redis.info("commandstats");
+  return [...stats.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
+/** Bot-side time per browsing update (the bot's own summary), and press-to-edit time. */
+async function browsing(stack: Stack) {
+  const user = await openAddOns(stack, 9001);
+  for (let i = 0; i < 20; i++) await timedPress(user, i % 2 === 0 ? "Next ›" : "‹ Prev"); // warm-up
+  stack.app.metrics.updateSeconds.reset();
+  const times: number[] = [];
+  for (let i = 0; i < 500; i++)
+    times.push(await timedPress(user, i % 2 === 0 ? "Next ›" : "‹ Prev"));
+  const summary = await stack.app.metrics.updateSeconds.get();
+  const quantile = (q: number) => {
+    const value = summary.values.find((v) => {
+      const labels = v.labels as { quantile?: number; kind?: string };
+      return labels.quantile === q && labels.kind === "callback_query";
+    });
+    return 1000 * (value?.value ?? Number.NaN);
+  };
+  return {
+    botMedian: quantile(0.5),
+    botP99: quantile(0.99),
+    roundTripMedian: percentile(times, 50),
+    roundTripP99: percentile(times, 99),
+  };
+}
+
+async function pagingStability(stack: Stack) {
+  const user = await openAddOns(stack, 9002);
+  const times: number[] = [];
+  for (let i = 0; i < 100; i++)
+    times.push(await timedPress(user, i % 2 === 0 ? "Next ›" : "‹ Prev"));
+  const first = percentile(times.slice(0, 10), 50);
+  const last = percentile(times.slice(90), 50);
+  return { first, last, ratio: last / first };
+}
+
+async function roundTrips(stack: Stack) {
+  const user = await openAddOns(stack, 9003);
+  const probe = new Redis(TEST_REDIS_URL);
+  await timedPress(user, "Next ›");
+  const presses = 50;
+  const before = await commandCalls(probe);
+  for (let i = 0; i < presses; i++) await timedPress(user, i % 2 === 0 ? "‹ Prev" : "Next ›");
+  // The probe's own INFO call counts once.
+  const perUpdate = ((await commandCalls(probe)) - before - 1) / presses;
+  probe.disconnect();
+  return perUpdate;
+}
+
+/** The bot in a process of its own (as deployed), the sandbox and emulator in this one. */
+async function concurrentUsers(users: number, latencyMs: number) {
+  const sandbox = await createSandbox({ token: PROVIDER_TOKEN });
+  const emulator = await createTelegramEmulator({ bots: [{ token: BOT_TOKEN }] });
+  const store = testRedis("bench-load");
+  const metricsPort = 19_464;
+  const bot = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    env: {
+      PATH: process.env.PATH,
+      BOT_TOKEN,
+      TELEGRAM_API_ROOT: emulator.apiRoot,
+      PROVIDER_BASE_URL: sandbox.baseUrl(),
+      PROVIDER_TOKEN,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: store.prefix,
+      METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: "warn",
+    },
+    stdio: "inherit",
+  });
+  try {
+    const probe = emulator.user({ id: 19_999, first_name: "Probe", language_code: "en" });
+    const ready = probe.waitForText("Welcome", { timeoutMs: 20_000 });
+    probe.sendText("/start");
+    await ready;
+    for (const operation of [
+      "get-customer-information",
+      "get-subscription-package",
+      "subscription-package-topup",
+      "txn-status",
+    ] as const) {
+      sandbox.setFault(operation, { kind: "latency", ms: latencyMs });
+    }
+    const journey = async (id: number) => {
+      const user = emulator.user({ id, first_name: "Load", language_code: "en" });
+      const wait = (expected: string) => user.waitForText(expected, { timeoutMs: 60_000 });
+      const started = performance.now();
+      let next: Promise<Message> = wait("Choose a package");
+      user.sendText("/topup 1000001");
+      await next;
+      const menuAt = performance.now();
+      next = wait("Please confirm");
+      user.press(/Renew/);
+      await next;
+      const confirmAt = performance.now();
+      next = wait("Top-up successful");
+      user.press(/Confirm/);
+      await next;
+      return {
+        toMenu: menuAt - started,
+        browse: confirmAt - menuAt,
+        total: performance.now() - started,
+      };
+    };
+    const started = performance.now();
+    const results = await Promise.all(Array.from({ length: users }, (_, i) => journey(20_000 + i)));
+    const wall = performance.now() - started;
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const purchases = /bot_purchases_total\{outcome="done"\} (\d+)/.exec(metrics)?.[1];
+    return {
+      completed: results.length,
+      topups: sandbox.topups.length,
+      purchases: Number(purchases),
+      wall,
+      toMenuP50: percentile(
+        results.map((r) => r.toMenu),
+        50,
+      ),
+      toMenuP99: percentile(
+        results.map((r) => r.toMenu),
+        99,
+      ),
+      browseP50: percentile(
+        results.map((r) => r.browse),
+        50,
+      ),
+      browseP99: percentile(
+        results.map((r) => r.browse),
+        99,
+      ),
+      totalP50: percentile(
+        results.map((r) => r.total),
+        50,
+      ),
+      totalP99: percentile(
+        results.map((r) => r.total),
+        99,
+      ),
+    };
+  } finally {
+    bot.kill("SIGTERM");
+    await new Promise((resolve) => bot.once("exit", resolve));
+    await emulator.close();
+    await sandbox.close();
+    await store.cleanup();
+  }
+}
+
+const stack = await startStack("bench", {
+  LOG_LEVEL: "silent",
+  RECONCILE_INTERVAL_SECONDS: "3600",
+});
+let handling: Awaited<ReturnType<typeof browsing>>;
+let paging: Awaited<ReturnType<typeof pagingStability>>;
+let trips: number;
+try {
+  handling = await browsing(stack);
+  paging = await pagingStability(stack);
+  trips = await roundTrips(stack);
+} finally {
+  await stack.stop();
+}
+const latency = Number(process.env.BENCH_LATENCY_MS ?? 150);
+const load = await concurrentUsers(200, latency);
+
+console.log(`Node ${process.version}, ${new Date().toISOString()}`);
+console.log("Browsing update (Next/Prev), 500 presses:");
+console.log(`  bot-side handling: median ${ms(handling.botMedian)}, p99 ${ms(handling.botP99)}`);
+console.log(
+  `  press to edit seen by the user (emulator HTTP both ways): median ${ms(handling.roundTripMedian)}, p99 ${ms(handling.roundTripP99)}`,
+);
+console.log("Paging 100 times in one flow (press to edit):");
+console.log(
+  `  steps 1-10 median ${ms(paging.first)}, steps 91-100 median ${ms(paging.last)}, ratio ${paging.ratio.toFixed(2)}`,
+);
+console.log(`Redis commands per browsing update: ${trips.toFixed(2)} (one round trip each)`);
+console.log(`200 users, whole journey at once, provider latency ${latency} ms per call:`);
+console.log(
+  `  completed ${load.completed}, top-ups in the sandbox ${load.topups}, purchases done ${load.purchases}, wall ${ms(load.wall)}`,
+);
+console.log(
+  `  /topup to menu (2 provider calls): p50 ${ms(load.toMenuP50)}, p99 ${ms(load.toMenuP99)}`,
+);
+console.log(
+  `  Renew to confirm screen (no provider call): p50 ${ms(load.browseP50)}, p99 ${ms(load.browseP99)}`,
+);
+console.log(
+  `  whole journey (5 provider calls): p50 ${ms(load.totalP50)}, p99 ${ms(load.totalP99)}`,
+);
