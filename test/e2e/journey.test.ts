@@ -191,6 +191,22 @@ describe("around the journey", () => {
     expect(answered).toBeGreaterThanOrEqual(4);
   });
 
+  it("retries Telegram's 429 inside the conversation too", async () => {
+    const user = stack.emulator.user({ id: 4006, first_name: "Fl", language_code: "en" });
+    stack.emulator.failNext(
+      "sendMessage",
+      {
+        error_code: 429,
+        description: "Too Many Requests: retry after 1",
+        parameters: { retry_after: 1 },
+      },
+      1,
+    );
+    await expectReply(user, () => user.sendText("/topup"), "Whose package");
+    const refused = stack.emulator.calls("sendMessage").filter((call) => !call.response.ok);
+    expect(refused.at(-1)?.response).toMatchObject({ error_code: 429 });
+  });
+
   it("leaves a flow with /cancel from any step and removes the keyboards", async () => {
     const user = stack.emulator.user({ id: 4005, first_name: "Ed", language_code: "en" });
     await expectReply(user, () => user.sendText("/topup"), "Whose package");
