@@ -199,6 +199,18 @@ describe("when Telegram is down after the top-up", () => {
   });
   afterAll(() => quick.stop());
 
+  it("a failing Telegram call inside the conversation does not leave the chat stuck", async () => {
+    const user = quick.emulator.user({ id: 5901, first_name: "St", language_code: "en" });
+    quick.emulator.failNext(
+      "sendMessage",
+      { error_code: 500, description: "Internal Server Error" },
+      1,
+    );
+    await expectReply(user, () => user.sendText("/topup"), "something went wrong");
+    await expectReply(user, () => user.sendText("/topup"), "Whose package");
+    await expectReply(user, () => user.sendText("1000001"), "Choose a package");
+  });
+
   it("the receipt still arrives, through reconciliation", async () => {
     const user = quick.emulator.user({ id: 5900, first_name: "Td", language_code: "en" });
     await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
@@ -210,7 +222,9 @@ describe("when Telegram is down after the top-up", () => {
     );
     await expectReply(user, () => user.press(/Confirm/), "Top-up successful", 6_000);
     expect(quick.sandbox.topups).toHaveLength(1);
-    const failed = quick.emulator.calls("sendMessage").filter((call) => !call.response.ok);
+    const failed = quick.emulator
+      .calls("sendMessage")
+      .filter((call) => !call.response.ok && call.payload.chat_id === user.chatId);
     expect(failed).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(quick.logs().some((line) => line.includes("reconciliation delivered outcomes"))).toBe(

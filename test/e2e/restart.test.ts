@@ -14,7 +14,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("a restart of the bot", () => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack("restart", { SESSION_IDLE_SECONDS: "1" });
+    stack = await startStack("restart");
   });
   afterAll(() => stack.stop());
 
@@ -29,7 +29,16 @@ describe("a restart of the bot", () => {
   });
 
   it("after the idle time: a friendly expiry instead of silence", async () => {
-    const user = stack.emulator.user({ id: 6002, first_name: "Id", language_code: "en" });
+    const idle = await startStack("idle", { SESSION_IDLE_SECONDS: "1" });
+    try {
+      await expireIdleFlows(idle);
+    } finally {
+      await idle.stop();
+    }
+  });
+
+  async function expireIdleFlows(idle: Stack) {
+    const user = idle.emulator.user({ id: 6002, first_name: "Id", language_code: "en" });
     await expectReply(user, () => user.sendText("/topup"), "Whose package");
     await sleep(1_100);
     await expectReply(user, () => user.sendText("1000001"), "This session has expired");
@@ -38,14 +47,19 @@ describe("a restart of the bot", () => {
     const expired = user.waitForCallbackAnswer();
     await expectReply(user, () => user.press("Monthly"), "This session has expired");
     expect((await expired).text).toBe("This menu has expired.");
-  });
+  }
 
   it("after a deploy changed the flow: the old conversation expires politely", async () => {
     const user = stack.emulator.user({ id: 6003, first_name: "Ve", language_code: "en" });
     await expectReply(user, () => user.sendText("/topup"), "Whose package");
     const store = testRedis("restart-peek");
     const key = `${stack.env.REDIS_KEY_PREFIX}session:${user.chatId}`;
-    const session = JSON.parse((await store.redis.get(key)) ?? "{}");
+    // The session is written when the update's handling ends, just after the reply.
+    let session = JSON.parse((await store.redis.get(key)) ?? "{}");
+    for (let i = 0; i < 40 && !session.conversation; i++) {
+      await sleep(25);
+      session = JSON.parse((await store.redis.get(key)) ?? "{}");
+    }
     expect(session.conversation?.version?.[1]).toBe(1);
     session.conversation.version[1] = 0;
     await store.redis.set(key, JSON.stringify(session));
