@@ -1,12 +1,12 @@
 // Benchmarks of the bot side of the journey: handling time per update, paging stability,
 // Redis round trips per browsing update, and 200 concurrent users against a slow provider.
 // Run with `npm run bench`; results are written down in bench/RESULTS.md.
-import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import type { Message } from "grammy/types";
 import { Redis } from "ioredis";
 import { createSandbox } from "../src/sandbox/server.js";
 import { type ChatUser, createTelegramEmulator } from "../src/telegram-emulator/index.js";
+import { spawnBot } from "../test/support/bot-process.js";
 import { TEST_REDIS_URL, testRedis } from "../test/support/redis.js";
 import { BOT_TOKEN, PROVIDER_TOKEN, type Stack, startStack } from "../test/support/stack.js";
 
@@ -96,20 +96,7 @@ async function concurrentUsers(users: number, latencyMs: number) {
   const emulator = await createTelegramEmulator({ bots: [{ token: BOT_TOKEN }] });
   const store = testRedis("bench-load");
   const metricsPort = 19_464;
-  const bot = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    env: {
-      PATH: process.env.PATH,
-      BOT_TOKEN,
-      TELEGRAM_API_ROOT: emulator.apiRoot,
-      PROVIDER_BASE_URL: sandbox.baseUrl(),
-      PROVIDER_TOKEN,
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_KEY_PREFIX: store.prefix,
-      METRICS_PORT: String(metricsPort),
-      LOG_LEVEL: "warn",
-    },
-    stdio: "inherit",
-  });
+  const bot = spawnBot(emulator, sandbox, store.prefix, { METRICS_PORT: String(metricsPort) });
   try {
     const probe = emulator.user({ id: 19_999, first_name: "Probe", language_code: "en" });
     const ready = probe.waitForText("Welcome", { timeoutMs: 20_000 });

@@ -1,12 +1,13 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../../src/sandbox/server.js";
 import {
   createTelegramEmulator,
   type TelegramEmulator,
 } from "../../src/telegram-emulator/index.js";
+import { spawnBot } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
-import { TEST_REDIS_URL, testRedis } from "../support/redis.js";
+import { testRedis } from "../support/redis.js";
 import { BOT_TOKEN, PROVIDER_TOKEN, type Stack, startStack } from "../support/stack.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -86,23 +87,12 @@ describe("the bot process killed in the middle of a top-up", () => {
   });
 
   function startBot(): ChildProcess {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      env: {
-        PATH: process.env.PATH,
-        BOT_TOKEN,
-        TELEGRAM_API_ROOT: emulator.apiRoot,
-        PROVIDER_BASE_URL: sandbox.baseUrl(),
-        PROVIDER_TOKEN,
-        PROVIDER_TIMEOUT_MS: "20000",
-        REDIS_URL: TEST_REDIS_URL,
-        REDIS_KEY_PREFIX: store.prefix,
-        TELEGRAM_POLL_TIMEOUT_SECONDS: "1",
-        TOPUP_LOCK_SECONDS: "1",
-        RECONCILE_INTERVAL_SECONDS: "1",
-        RECONCILE_AFTER_SECONDS: "0",
-        LOG_LEVEL: "warn",
-      },
-      stdio: "ignore",
+    const child = spawnBot(emulator, sandbox, store.prefix, {
+      PROVIDER_TIMEOUT_MS: "20000",
+      TELEGRAM_POLL_TIMEOUT_SECONDS: "1",
+      TOPUP_LOCK_SECONDS: "1",
+      RECONCILE_INTERVAL_SECONDS: "1",
+      RECONCILE_AFTER_SECONDS: "0",
     });
     processes.push(child);
     return child;
