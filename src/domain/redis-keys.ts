@@ -15,5 +15,16 @@ export function redisKeys(prefix: string) {
     intent: (intentId: string) => `${prefix}intent:${intentId}`,
     purchaseInFlight: (chatId: number) => `${prefix}inflight:${chatId}`,
     checkoutLock: (checkoutId: string) => `${prefix}lock:checkout:${checkoutId}`,
+    /** Support: the audit stream of lookups, and short ids for the Refresh buttons. */
+    auditLookups: `${prefix}audit:lookups`,
+    lookupRef: (id: string) => `${prefix}lookup:${id}`,
+    /** Admin broadcasts: who talked to the bot, and each broadcast's recipients and progress. */
+    subscriber: (userId: number) => `${prefix}subscriber:${userId}`,
+    subscribers: `${prefix}subscribers`,
+    broadcast: (id: string) => `${prefix}broadcast:${id}`,
+    broadcastRecipients: (id: string) => `${prefix}broadcast:${id}:recipients`,
+    broadcastProgress: (id: string) => `${prefix}broadcast:${id}:progress`,
+    /** Prefix of BullMQ's own keys. */
+    queuePrefix: `${prefix}bull`,
   };
 }

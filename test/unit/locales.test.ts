@@ -3,32 +3,40 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCALES_DIRECTORY } from "../../src/bot/i18n.js";
 
-const keysOf = (file: string) =>
-  readFileSync(join(LOCALES_DIRECTORY, file), "utf8")
-    .split("\n")
-    .map((line) => /^([a-z][\w-]*)\s*=/.exec(line)?.[1])
-    .filter((key): key is string => key !== undefined)
-    .sort();
+/** Message keys of one locale folder, per file. */
+function keysOf(locale: string): Map<string, string[]> {
+  const folder = join(LOCALES_DIRECTORY, locale);
+  return new Map(
+    readdirSync(folder)
+      .filter((file) => file.endsWith(".ftl"))
+      .map((file) => [
+        file,
+        readFileSync(join(folder, file), "utf8")
+          .split("\n")
+          .map((line) => /^([a-z][\w-]*)\s*=/.exec(line)?.[1])
+          .filter((key): key is string => key !== undefined)
+          .sort(),
+      ]),
+  );
+}
 
 describe("locale files", () => {
   it("exist for English and Nepali", () => {
-    expect(readdirSync(LOCALES_DIRECTORY).sort()).toEqual(["en.ftl", "ne.ftl"]);
+    expect(readdirSync(LOCALES_DIRECTORY).sort()).toEqual(["en", "ne"]);
   });
 
-  it("have exactly the same message keys", () => {
-    const english = keysOf("en.ftl");
-    expect(english.length).toBeGreaterThan(50);
-    expect(keysOf("ne.ftl")).toEqual(english);
+  it("have exactly the same files and message keys", () => {
+    const english = keysOf("en");
+    expect([...english.values()].flat().length).toBeGreaterThan(50);
+    expect(keysOf("ne")).toEqual(english);
   });
 
   it("define every key the source code asks for", () => {
-    const english = new Set(keysOf("en.ftl"));
-    const source = readdirSync(join(LOCALES_DIRECTORY, "../src/bot"), {
-      recursive: true,
-      encoding: "utf8",
-    })
+    const english = new Set([...keysOf("en").values()].flat());
+    const sourceDirectory = join(LOCALES_DIRECTORY, "../src/bot");
+    const source = readdirSync(sourceDirectory, { recursive: true, encoding: "utf8" })
       .filter((file) => file.endsWith(".ts"))
-      .map((file) => readFileSync(join(LOCALES_DIRECTORY, "../src/bot", file), "utf8"))
+      .map((file) => readFileSync(join(sourceDirectory, file), "utf8"))
       .join("\n");
     const literal = [...source.matchAll(/\bt\("([a-z][\w-]*)"/g)].map((m) => m[1]);
     const said = [...source.matchAll(/say\([^)]*?"([a-z][\w-]*)"/g)].map((m) => m[1]);
