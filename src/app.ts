@@ -1,17 +1,22 @@
 // The composition root: builds every part from the configuration and starts and stops them.
 import type { Server } from "node:http";
 import { type RunnerHandle, run } from "@grammyjs/runner";
+import { Api } from "grammy";
 import { Redis } from "ioredis";
 import { createBot } from "./bot/bot.js";
 import { registerCommands } from "./bot/commands.js";
 import type { BotDeps } from "./bot/deps.js";
+import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
 import { ValueFormatter } from "./bot/format/values.js";
 import { createI18n } from "./bot/i18n.js";
 import { RedisSessionStorage } from "./bot/session-storage.js";
+import { BroadcastQueue } from "./broadcast-queue.js";
 import type { Config } from "./config/config.js";
+import { BroadcastSender, BroadcastStore } from "./domain/broadcast.js";
 import { Journal } from "./domain/journal.js";
 import { Reconciler } from "./domain/reconciler.js";
 import { redisKeys } from "./domain/redis-keys.js";
+import { SubscriberRegistry } from "./domain/subscribers.js";
 import { TopupService } from "./domain/topup.js";
 import type { Logger } from "./logger.js";
 import { Metrics } from "./metrics.js";
@@ -49,7 +54,30 @@ export function createApp(config: Config, logger: Logger): App {
   );
   const i18n = createI18n();
   const metrics = new Metrics();
+  const subscribers = new SubscriberRegistry(redis, keys);
+  const broadcasts = new BroadcastStore(redis, keys);
   const formatters = new Map<string, ValueFormatter>();
+  const formatter = (locale: string) => {
+    let found = formatters.get(locale);
+    if (!found) {
+      found = new ValueFormatter(locale, config.provider.timeZone, config.currency);
+      formatters.set(locale, found);
+    }
+    return found;
+  };
+  const broadcastPorts = new TelegramBroadcastPorts(
+    new Api(config.botToken, { apiRoot: config.telegramApiRoot }),
+    i18n,
+    formatter,
+    logger,
+  );
+  const queue = new BroadcastQueue(
+    config.redisUrl,
+    keys.queuePrefix,
+    new BroadcastSender(broadcasts, subscribers, broadcastPorts, config.broadcast, logger),
+    config.broadcast.lockMs,
+    logger,
+  );
   const deps: BotDeps = {
     config,
     logger,
@@ -57,16 +85,14 @@ export function createApp(config: Config, logger: Logger): App {
     provider,
     topups,
     journal,
+    redis,
+    keys,
     sessions: new RedisSessionStorage(redis, keys, SESSION_TTL_SECONDS),
     i18n,
-    formatter(locale) {
-      let formatter = formatters.get(locale);
-      if (!formatter) {
-        formatter = new ValueFormatter(locale, config.provider.timeZone, config.currency);
-        formatters.set(locale, formatter);
-      }
-      return formatter;
-    },
+    formatter,
+    subscribers,
+    broadcasts,
+    enqueueBroadcast: (id) => queue.enqueue(id),
     now: Date.now,
   };
   const telegram = {
@@ -74,7 +100,9 @@ export function createApp(config: Config, logger: Logger): App {
     apiRoot: config.telegramApiRoot,
     retryAttempts: config.telegram.retryAttempts,
   };
-  const { bot, purchases, messenger } = createBot(telegram, deps, redis, keys);
+  const { bot, purchases, messenger } = createBot(telegram, deps, (chatId, language, content) =>
+    broadcastPorts.send(chatId, language, content),
+  );
   const reconciler = new Reconciler(
     journal,
     topups,
@@ -97,11 +125,13 @@ export function createApp(config: Config, logger: Logger): App {
         runner: { fetch: { timeout: config.telegram.pollTimeoutSeconds } },
       });
       reconciler.start();
+      queue.start();
       logger.info({ username: bot.botInfo.username }, "bot started (long polling)");
     },
     async stop() {
       if (runner?.isRunning()) await runner.stop();
       await purchases.drain();
+      await queue.close();
       await reconciler.stop();
       await provider.close();
       await redis.quit();

@@ -1,3 +1,4 @@
+import { GrammyError } from "grammy";
 import { pino } from "pino";
 
 export type Logger = pino.Logger;
@@ -18,4 +19,15 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     },
     destination,
   );
+}
+
+/**
+ * Log fields for an error. A Telegram error carries the request it failed on (message texts,
+ * names), so only its outline is logged; other errors are logged whole.
+ */
+export function errorFields(error: unknown): Record<string, unknown> {
+  if (error instanceof GrammyError) {
+    return { method: error.method, errorCode: error.error_code, description: error.description };
+  }
+  return { err: error };
 }

@@ -1,6 +1,6 @@
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config/config.js";
-import { createLogger } from "./logger.js";
+import { createLogger, errorFields } from "./logger.js";
 
 function loadConfigOrExit() {
   try {
@@ -30,6 +30,6 @@ process.once("SIGTERM", () => void stop("SIGTERM"));
 try {
   await app.start();
 } catch (error) {
-  logger.fatal({ err: error }, "could not start");
+  logger.fatal(errorFields(error), "could not start");
   process.exit(1);
 }

@@ -9,6 +9,7 @@ help =
     /topup 1000001 – the same, with the code right away
     /cancel – leave the current step at any time
     /language – choose your language
+    /stop – no more announcements from us (/start turns them on again)
     /help – this message
 language-choose = Choose your language:
 language-set = Language set to English.

@@ -3,13 +3,20 @@ import type { VersionedState } from "@grammyjs/conversations";
 import { type ConversationData, conversations, createConversation } from "@grammyjs/conversations";
 import { sequentialize } from "@grammyjs/runner";
 import { Bot, type Context, session } from "grammy";
-import type { Redis } from "ioredis";
-import type { RedisKeys } from "../domain/redis-keys.js";
+import { errorFields } from "../logger.js";
 import type { BotContext, FlowContext } from "./context.js";
 import type { BotDeps } from "./deps.js";
+import {
+  BROADCAST,
+  createBroadcastConversation,
+  type Preview,
+} from "./features/broadcast/conversation.js";
+import { createBroadcastCommands } from "./features/broadcast/index.js";
+import { createRegistry } from "./features/broadcast/registry.js";
 import { cancel } from "./features/cancel.js";
 import { fallback } from "./features/fallback.js";
 import { language } from "./features/language.js";
+import { createSupport } from "./features/support/index.js";
 import { createTopupEntry } from "./features/topup/entry.js";
 import { createIdentify, IDENTIFY } from "./features/topup/identify.js";
 import { FLOW_VERSION } from "./features/topup/journey.js";
@@ -41,12 +48,7 @@ const retries = (attempts: number) =>
 
 type StoredFlow = VersionedState<ConversationData>;
 
-export function createBot(
-  telegram: TelegramOptions,
-  deps: BotDeps,
-  redis: Redis,
-  keys: RedisKeys,
-): BotParts {
+export function createBot(telegram: TelegramOptions, deps: BotDeps, preview: Preview): BotParts {
   const bot = new Bot<BotContext>(telegram.token, { client: { apiRoot: telegram.apiRoot } });
   bot.api.config.use(retries(telegram.retryAttempts));
   const messenger = new OutcomeMessenger(bot.api, deps.i18n, deps.formatter);
@@ -64,7 +66,7 @@ export function createBot(
       stopTimer();
     }
   });
-  bot.use(dropDuplicateUpdates(redis, keys, deps.logger));
+  bot.use(dropDuplicateUpdates(deps.redis, deps.keys, deps.logger));
   bot.use(
     session({
       initial: () => ({}),
@@ -73,6 +75,7 @@ export function createBot(
     }),
   );
   bot.use(deps.i18n);
+  bot.use(createRegistry(deps));
   bot.use(
     conversations<BotContext, FlowContext>({
       storage: {
@@ -119,12 +122,19 @@ export function createBot(
       maxMillisecondsToWait: deps.config.sessionIdleMs,
     }),
   );
-  bot.use(welcome, language, cancel, createTopupEntry(deps));
+  bot.use(
+    createConversation(createBroadcastConversation(deps, preview), {
+      id: BROADCAST,
+      maxMillisecondsToWait: deps.config.sessionIdleMs,
+    }),
+  );
+  bot.use(welcome, language, cancel, createTopupEntry(deps), createBroadcastCommands(deps));
   bot.use(createMenu(deps, purchases));
+  bot.use(createSupport(deps));
   bot.use(fallback);
 
   bot.catch(async ({ error, ctx }) => {
-    deps.logger.error({ err: error, updateId: ctx.update.update_id }, "update failed");
+    deps.logger.error({ ...errorFields(error), updateId: ctx.update.update_id }, "update failed");
     try {
       if (ctx.callbackQuery) await ctx.answerCallbackQuery(ctx.t("error-generic"));
       else if (ctx.chat?.type === "private") await ctx.reply(ctx.t("error-generic"));

@@ -10,6 +10,8 @@ export interface SessionData {
   /** Chosen with /language; otherwise the Telegram client's language decides. */
   language?: Locale;
   journey?: Journey;
+  /** When this private chat was last written to the subscriber registry, and in which language. */
+  seen?: { at: number; language: string };
   /** The conversations plugin's state, kept in the same Redis key (one read per update). */
   conversation?: unknown;
 }

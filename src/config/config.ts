@@ -99,6 +99,9 @@ const schema = z.object({
   RECONCILE_AFTER_SECONDS: wholeNumber(30, 0, 86_400, "seconds"),
   TELEGRAM_RETRY_ATTEMPTS: wholeNumber(3, 0, 20, "attempts"),
   TELEGRAM_POLL_TIMEOUT_SECONDS: wholeNumber(30, 0, 50, "seconds"),
+  BROADCAST_RATE: wholeNumber(25, 1, 1_000, "messages per second"),
+  BROADCAST_PROGRESS_SECONDS: wholeNumber(3, 1, 600, "seconds"),
+  BROADCAST_LOCK_SECONDS: wholeNumber(30, 1, 600, "seconds"),
   METRICS_PORT: z.preprocess(
     unsetIfEmpty,
     z
@@ -143,6 +146,7 @@ export interface Config {
   };
   telegram: { retryAttempts: number; pollTimeoutSeconds: number };
   metrics: { port: number | undefined; host: string };
+  broadcast: { ratePerSecond: number; progressIntervalMs: number; lockMs: number };
   adminUserIds: number[];
   supportChatIds: number[];
   logLevel: (typeof LOG_LEVELS)[number];
@@ -194,6 +198,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollTimeoutSeconds: e.TELEGRAM_POLL_TIMEOUT_SECONDS,
     },
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST },
+    broadcast: {
+      ratePerSecond: e.BROADCAST_RATE,
+      progressIntervalMs: e.BROADCAST_PROGRESS_SECONDS * 1000,
+      lockMs: e.BROADCAST_LOCK_SECONDS * 1000,
+    },
     adminUserIds: e.ADMIN_USER_IDS,
     supportChatIds: e.SUPPORT_CHAT_IDS,
     logLevel: e.LOG_LEVEL,

@@ -122,4 +122,18 @@ export class Journal {
     const checkoutId = await this.redis.get(this.keys.journalReference(reference));
     return checkoutId === null ? null : this.get(checkoutId);
   }
+
+  /**
+   * Up to `count` entries from the recent list (the last 1000 created), newest first, skipping
+   * the first `start`: two round trips (LRANGE, then one MGET).
+   */
+  async recent(count: number, start = 0): Promise<JournalEntry[]> {
+    if (count <= 0) return [];
+    const ids = await this.redis.lrange(this.keys.journalRecent, start, start + count - 1);
+    if (ids.length === 0) return [];
+    const raws = await this.redis.mget(ids.map((id) => this.keys.journalEntry(id)));
+    return raws
+      .filter((raw): raw is string => raw !== null)
+      .map((raw) => JSON.parse(raw) as JournalEntry);
+  }
 }

@@ -1,4 +1,4 @@
-import type { Logger } from "../logger.js";
+import { errorFields, type Logger } from "../logger.js";
 import type { Journal, JournalEntry } from "./journal.js";
 import type { TopupService } from "./topup.js";
 
@@ -64,7 +64,10 @@ export class Reconciler {
       await this.journal.delivered(checkoutId);
       return true;
     } catch (error) {
-      this.logger.warn({ checkoutId, err: error }, "could not deliver a top-up outcome yet");
+      this.logger.warn(
+        { checkoutId, ...errorFields(error) },
+        "could not deliver a top-up outcome yet",
+      );
       return false;
     }
   }
@@ -75,7 +78,7 @@ export class Reconciler {
       .then((delivered) => {
         if (delivered > 0) this.logger.info({ delivered }, "reconciliation delivered outcomes");
       })
-      .catch((error: unknown) => this.logger.error({ err: error }, "reconciliation failed"))
+      .catch((error: unknown) => this.logger.error(errorFields(error), "reconciliation failed"))
       .finally(() => {
         this.running = undefined;
       });

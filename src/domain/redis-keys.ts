@@ -24,6 +24,7 @@ export function redisKeys(prefix: string) {
     broadcast: (id: string) => `${prefix}broadcast:${id}`,
     broadcastRecipients: (id: string) => `${prefix}broadcast:${id}:recipients`,
     broadcastProgress: (id: string) => `${prefix}broadcast:${id}:progress`,
+    broadcastsRunning: `${prefix}broadcasts:running`,
     /** Prefix of BullMQ's own keys. */
     queuePrefix: `${prefix}bull`,
   };

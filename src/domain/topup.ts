@@ -2,7 +2,7 @@
 // at most once per user intent, never lost, always verified with txn-status.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
-import type { Logger } from "../logger.js";
+import { errorFields, type Logger } from "../logger.js";
 import type { ProviderApi } from "../provider/client.js";
 import {
   ProviderError,
@@ -188,7 +188,7 @@ export class TopupService {
         return { kind: "unavailable" };
       }
       this.logger.warn(
-        { checkoutId: entry.checkoutId, err: error },
+        { checkoutId: entry.checkoutId, ...errorFields(error) },
         "top-up outcome unknown, polling txn-status",
       );
       await hooks.onChecking?.();

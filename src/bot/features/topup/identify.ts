@@ -5,6 +5,7 @@ import type { Conversation } from "@grammyjs/conversations";
 import { Keyboard } from "grammy";
 import { normalizeCustomerCode } from "../../../domain/customer-code.js";
 import type { Connection, CustomerInfo } from "../../../domain/model.js";
+import { errorFields } from "../../../logger.js";
 import { ProviderRejectedError } from "../../../provider/errors.js";
 import type { BotContext, FlowContext, Locale } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
@@ -34,7 +35,7 @@ export function createIdentify(deps: BotDeps) {
       return { kind: "found", info: await deps.provider.getCustomer(code) };
     } catch (error) {
       if (error instanceof ProviderRejectedError) return { kind: "not-found" };
-      deps.logger.warn({ err: error }, "customer lookup failed");
+      deps.logger.warn(errorFields(error), "customer lookup failed");
       return { kind: "failed" };
     }
   }
@@ -44,7 +45,7 @@ export function createIdentify(deps: BotDeps) {
       const offer = await deps.provider.getPackages(cuid, connection);
       return { kind: "loaded", journey: journeyFromOffer(journeyId, offer, deps.now()) };
     } catch (error) {
-      deps.logger.warn({ err: error }, "package listing failed");
+      deps.logger.warn(errorFields(error), "package listing failed");
       return { kind: "failed" };
     }
   }

@@ -5,7 +5,7 @@ import type { Api } from "grammy";
 import type { JournalEntry } from "../../../domain/journal.js";
 import type { PackageOffer } from "../../../domain/model.js";
 import type { PurchaseIntent, PurchaseOutcome, TopupService } from "../../../domain/topup.js";
-import type { Logger } from "../../../logger.js";
+import { errorFields, type Logger } from "../../../logger.js";
 import type { BotDeps } from "../../deps.js";
 import type { OutcomeMessenger } from "../../outcome-messenger.js";
 import { journeyFromOffer } from "./journey.js";
@@ -26,7 +26,7 @@ export class PurchaseRunner {
 
   start(intent: PurchaseIntent): void {
     const task = this.run(intent)
-      .catch((error: unknown) => this.logger.error({ err: error }, "purchase task failed"))
+      .catch((error: unknown) => this.logger.error(errorFields(error), "purchase task failed"))
       .finally(() => this.running.delete(task));
     this.running.add(task);
   }
@@ -56,6 +56,8 @@ export class PurchaseRunner {
     const { chatId, language } = intent;
     switch (outcome.kind) {
       case "done":
+        await this.deps.subscribers.noteService(intent.userId, intent.connection.service);
+        return this.deliver(outcome.entry);
       case "not-charged":
         return this.deliver(outcome.entry);
       case "still-checking":
@@ -117,7 +119,7 @@ export class PurchaseRunner {
     try {
       await task;
     } catch (error) {
-      this.logger.warn({ err: error }, "could not send a progress message");
+      this.logger.warn(errorFields(error), "could not send a progress message");
     }
   }
 }

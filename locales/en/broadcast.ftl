@@ -1,0 +1,28 @@
+## Announcements for subscribers
+
+button-unsubscribe = 🔕 Stop announcements
+unsubscribed = You will get no more announcements. Send /start to get them again.
+plans-title = Our { $service } plans
+plans-footer = Send /topup to renew your package.
+
+## Admin broadcasts
+
+not-allowed = Sorry, this command is for administrators only.
+broadcast-ask-message = Send the message to broadcast: text (with formatting) or a photo with a caption. /cancel to stop.
+broadcast-ask-audience = Who should receive it?
+audience-everyone = Everyone
+audience-english = English speakers
+audience-nepali = Nepali speakers
+audience-tv = TV customers
+audience-internet = Internet customers
+audience-iptv = IPTV customers
+broadcast-confirm = Above is the preview, exactly as recipients will see it. Send it to { $count } subscribers ({ $audience })?
+button-send = ✅ Send
+broadcast-not-sent = Not sent.
+broadcast-progress = Sending… { $sent } sent, { $failed } failed, { $blocked } blocked, { $remaining } remaining of { $total }.
+broadcast-done = Broadcast finished: { $sent } sent, { $failed } failed, { $blocked } blocked the bot, of { $total }.
+broadcast-cancelled = Broadcast cancelled: { $sent } sent, { $failed } failed, { $blocked } blocked the bot, { $remaining } not sent, of { $total }.
+broadcast-cancelling = Stopping the broadcast… the final report follows.
+broadcast-none-running = No broadcast is running.
+plans-usage = Send /plans followed by the code of a reference customer, e.g. /plans 1000001.
+plans-not-found = No customer found for that code.

@@ -1,0 +1,57 @@
+## Support staff: /lookup, /txn and /recent in the support group chats
+
+support-only = This command is for support staff and works only in the support group.
+support-lookup-usage = Send <code>/lookup</code> followed by a mobile number, customer ID, set-top-box number or internet username, for example <code>/lookup 1000001</code>.
+support-code-invalid = That does not look like a mobile number, customer ID, set-top-box number or username.
+support-customer-not-found = No customer found for <code>{ $code }</code>.
+support-unavailable = Sorry, the provider's service is not available right now. Please try again in a few minutes.
+support-error = Sorry, something went wrong on our side. Please try again.
+
+## The customer card
+
+support-card-header =
+    <b>{ $name }</b>
+    Customer { $cuid } · { $status }
+support-no-connections = No connections.
+support-subscriptions-failed = ⚠️ The subscriptions of this connection could not be loaded.
+support-more = …and { $count } more
+support-checked = <i>Checked { $time }</i>
+support-button-refresh = 🔄 Refresh
+support-card-expired = This card can no longer be refreshed. Send /lookup again.
+support-refreshing = Refreshing…
+
+## Transactions and the latest top-ups
+
+support-state-done = ✅ done
+support-state-pending = ⏳ pending
+support-state-not-charged = ↩️ not charged
+support-state-failed = ❌ failed
+support-txn-usage = Send <code>/txn</code> followed by a checkout ID or one of our transaction references, for example <code>/txn tg123-abc1</code>.
+support-txn-details =
+    <b>Transaction</b>
+    Transaction ID: <code>{ $txnId }</code>
+    Order ID: <code>{ $orderId }</code>
+    Customer ID: { $cuid }
+    Connection: { $connection }
+    Package: { $bouquet }
+    Amount: <b>{ $amount }</b>
+    Date: { $date }
+    Provider status: { $status }
+support-txn-journal = Through the bot: { $state } · reference <code>{ $reference }</code>
+support-journal-entry =
+    <b>Top-up through the bot</b>: { $state }
+    Reference: <code>{ $reference }</code>
+    Checkout ID: <code>{ $checkoutId }</code>
+    Customer ID: { $cuid }
+    Connection: { $connection }
+    Package: { $bouquet }
+    Amount: { $amount }
+    Started: { $time }
+support-txn-not-at-provider = The provider has no transaction for this top-up.
+support-txn-unconfirmed = The provider could not be asked about this top-up right now. Please try again in a few minutes.
+support-txn-not-found = No transaction found for <code>{ $query }</code>.
+support-recent-title = <b>Latest top-ups through the bot</b>
+support-recent-title-for = <b>Latest top-ups through the bot for { $code }</b>
+support-recent-none = No top-ups through the bot yet.
+support-recent-none-for = No top-ups through the bot for <code>{ $code }</code>.
+support-recent-line = { $state } · { $amount } · { $bouquet } · { $connection } · customer { $cuid } · { $time } · <code>{ $reference }</code>

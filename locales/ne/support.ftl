@@ -1,0 +1,57 @@
+## Support staff: /lookup, /txn and /recent in the support group chats
+
+support-only = यो आदेश सहायता टोलीका लागि मात्र हो, र सहायता समूहमा मात्र चल्छ।
+support-lookup-usage = <code>/lookup</code> पछि मोबाइल नम्बर, ग्राहक आईडी, सेट-टप बक्स नम्बर वा इन्टरनेट युजरनेम पठाउनुहोस्, जस्तै <code>/lookup 1000001</code>।
+support-code-invalid = यो मोबाइल नम्बर, ग्राहक आईडी, सेट-टप बक्स नम्बर वा युजरनेम जस्तो देखिएन।
+support-customer-not-found = <code>{ $code }</code> मा कुनै ग्राहक भेटिएन।
+support-unavailable = माफ गर्नुहोस्, सेवा प्रदायकको सेवा अहिले उपलब्ध छैन। केही मिनेटपछि फेरि प्रयास गर्नुहोस्।
+support-error = माफ गर्नुहोस्, हाम्रो तर्फबाट केही गडबड भयो। फेरि प्रयास गर्नुहोस्।
+
+## The customer card
+
+support-card-header =
+    <b>{ $name }</b>
+    ग्राहक { $cuid } · { $status }
+support-no-connections = कुनै जडान छैन।
+support-subscriptions-failed = ⚠️ यो जडानका सदस्यताहरू ल्याउन सकिएन।
+support-more = …र थप { $count }
+support-checked = <i>{ $time } मा जाँचिएको</i>
+support-button-refresh = 🔄 ताजा गर्नुहोस्
+support-card-expired = यो कार्ड अब ताजा गर्न मिल्दैन। फेरि /lookup पठाउनुहोस्।
+support-refreshing = ताजा गर्दै…
+
+## Transactions and the latest top-ups
+
+support-state-done = ✅ सफल
+support-state-pending = ⏳ प्रक्रियामा
+support-state-not-charged = ↩️ रकम काटिएन
+support-state-failed = ❌ असफल
+support-txn-usage = <code>/txn</code> पछि चेकआउट आईडी वा हाम्रो कारोबार सन्दर्भ पठाउनुहोस्, जस्तै <code>/txn tg123-abc1</code>।
+support-txn-details =
+    <b>कारोबार</b>
+    कारोबार आईडी: <code>{ $txnId }</code>
+    अर्डर आईडी: <code>{ $orderId }</code>
+    ग्राहक आईडी: { $cuid }
+    जडान: { $connection }
+    प्याकेज: { $bouquet }
+    रकम: <b>{ $amount }</b>
+    मिति: { $date }
+    सेवा प्रदायकको स्थिति: { $status }
+support-txn-journal = बोटमार्फत: { $state } · सन्दर्भ <code>{ $reference }</code>
+support-journal-entry =
+    <b>बोटमार्फत गरिएको रिचार्ज</b>: { $state }
+    सन्दर्भ: <code>{ $reference }</code>
+    चेकआउट आईडी: <code>{ $checkoutId }</code>
+    ग्राहक आईडी: { $cuid }
+    जडान: { $connection }
+    प्याकेज: { $bouquet }
+    रकम: { $amount }
+    सुरु भएको: { $time }
+support-txn-not-at-provider = सेवा प्रदायकसँग यो रिचार्जको कुनै कारोबार छैन।
+support-txn-unconfirmed = सेवा प्रदायकबाट अहिले यो रिचार्ज पुष्टि गर्न सकिएन। केही मिनेटपछि फेरि प्रयास गर्नुहोस्।
+support-txn-not-found = <code>{ $query }</code> को कुनै कारोबार भेटिएन।
+support-recent-title = <b>बोटमार्फत भएका पछिल्ला रिचार्जहरू</b>
+support-recent-title-for = <b>{ $code } का लागि बोटमार्फत भएका पछिल्ला रिचार्जहरू</b>
+support-recent-none = बोटमार्फत अहिलेसम्म कुनै रिचार्ज भएको छैन।
+support-recent-none-for = <code>{ $code }</code> का लागि बोटमार्फत कुनै रिचार्ज भएको छैन।
+support-recent-line = { $state } · { $amount } · { $bouquet } · { $connection } · ग्राहक { $cuid } · { $time } · <code>{ $reference }</code>

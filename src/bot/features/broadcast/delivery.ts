@@ -1,0 +1,89 @@
+import type { I18n } from "@grammyjs/i18n";
+import { type Api, GrammyError } from "grammy";
+import type {
+  BroadcastContent,
+  BroadcastCounts,
+  BroadcastPhase,
+  BroadcastPorts,
+  BroadcastRecord,
+  DeliveryResult,
+  Recipient,
+} from "../../../domain/broadcast.js";
+import { errorFields, type Logger } from "../../../logger.js";
+import type { BotContext } from "../../context.js";
+import type { ValueFormatter } from "../../format/values.js";
+import type { Translate } from "../topup/views.js";
+import { plansText, progressText, unsubscribeKeyboard } from "./views.js";
+
+/**
+ * Sends broadcast messages through an Api of its own, without auto-retry: flood control is
+ * handled by the sender's pacing (it waits `retry_after` and tries the same recipient again).
+ */
+export class TelegramBroadcastPorts implements BroadcastPorts {
+  constructor(
+    private readonly api: Api,
+    private readonly i18n: I18n<BotContext>,
+    private readonly formatter: (locale: string) => ValueFormatter,
+    private readonly logger: Logger,
+  ) {}
+
+  private translate(locale: string): Translate {
+    return (key, variables) => this.i18n.t(locale, key, variables);
+  }
+
+  /** Sends the content as a recipient will see it (also used for the admin's preview). */
+  async send(chatId: number, language: string, content: BroadcastContent): Promise<void> {
+    const t = this.translate(language);
+    const reply_markup = unsubscribeKeyboard(t);
+    if (content.kind === "copy") {
+      await this.api.copyMessage(chatId, content.fromChatId, content.messageId, { reply_markup });
+      return;
+    }
+    const text = plansText(content.service, content.groups, t, this.formatter(language));
+    await this.api.sendMessage(chatId, text, { parse_mode: "HTML", reply_markup });
+  }
+
+  async deliver(recipient: Recipient, content: BroadcastContent): Promise<DeliveryResult> {
+    try {
+      await this.send(recipient.id, recipient.language, content);
+      return "sent";
+    } catch (error) {
+      if (error instanceof GrammyError) {
+        if (error.error_code === 429) {
+          return { retryAfterSeconds: error.parameters.retry_after ?? 1 };
+        }
+        if (
+          error.error_code === 403 ||
+          /chat not found|user is deactivated/i.test(error.description)
+        ) {
+          return "blocked";
+        }
+      }
+      this.logger.warn(
+        { ...errorFields(error), recipient: recipient.id },
+        "broadcast message not delivered",
+      );
+      return "failed";
+    }
+  }
+
+  async report(
+    record: BroadcastRecord,
+    counts: BroadcastCounts,
+    phase: BroadcastPhase,
+  ): Promise<void> {
+    const text = progressText(counts, phase, this.translate(record.adminLanguage));
+    if (phase !== "sending") {
+      // The final report arrives as a new message, so that the admin is notified.
+      await this.api.sendMessage(record.adminChatId, text);
+      return;
+    }
+    try {
+      await this.api.editMessageText(record.adminChatId, record.progressMessageId, text);
+    } catch (error) {
+      if (error instanceof GrammyError && error.description.includes("message is not modified"))
+        return;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+// Support staff: /lookup, /txn and /recent for the members of the group chats listed in
+// SUPPORT_CHAT_IDS. Anywhere else these commands reveal nothing: private chats are told the
+// commands are for support staff, other groups get no reaction at all. Also notices the bot
+// being added to or removed from groups.
+import { Composer } from "grammy";
+import { LookupRefs } from "../../../domain/lookup-refs.js";
+import { SUPPORT_COMMANDS, SupportAudit } from "../../../domain/support-audit.js";
+import type { BotContext } from "../../context.js";
+import type { BotDeps } from "../../deps.js";
+import { REFRESH_DATA } from "./callback-data.js";
+import { createLookup } from "./lookup.js";
+import { createRecent } from "./recent.js";
+import type { SupportTools } from "./tools.js";
+import { createTxn } from "./txn.js";
+
+/** The commands staff type; "refresh" is a button. */
+const TYPED_COMMANDS = SUPPORT_COMMANDS.filter((command) => command !== "refresh");
+
+const isGroup = (type: string | undefined) => type === "group" || type === "supergroup";
+
+export function createSupport(deps: BotDeps): Composer<BotContext> {
+  const support = new Composer<BotContext>();
+  const allowed = new Set(deps.config.supportChatIds);
+  const tools: SupportTools = {
+    deps,
+    audit: new SupportAudit(deps.redis, deps.keys),
+    refs: new LookupRefs(deps.redis, deps.keys),
+  };
+
+  // Logged for groups only (private chats' blocks are the subscriber registry's business);
+  // passed on either way so that other features see it too.
+  support.on("my_chat_member", async (ctx, next) => {
+    const { chat, new_chat_member, old_chat_member } = ctx.myChatMember;
+    if (isGroup(chat.type)) {
+      deps.logger.info(
+        {
+          chatId: chat.id,
+          status: new_chat_member.status,
+          previousStatus: old_chat_member.status,
+          allowListed: allowed.has(chat.id),
+        },
+        "bot membership in a group changed",
+      );
+    }
+    await next();
+  });
+
+  const staff = support.filter((ctx) => isGroup(ctx.chat?.type) && allowed.has(ctx.chat?.id ?? 0));
+  staff.use(createLookup(tools), createTxn(tools), createRecent(tools));
+
+  support
+    .chatType("private")
+    .command(TYPED_COMMANDS, (ctx) => ctx.reply(ctx.t("support-only"), { parse_mode: "HTML" }));
+  // Other groups (and channels): complete silence, and nothing for the fallback to answer.
+  support.command(TYPED_COMMANDS, (ctx) => {
+    deps.logger.debug({ chatId: ctx.chat?.id }, "support command outside support chats ignored");
+  });
+  support.callbackQuery(REFRESH_DATA, async (ctx) => {
+    deps.logger.debug({ chatId: ctx.chat?.id }, "support button outside support chats ignored");
+    await ctx.answerCallbackQuery();
+  });
+  return support;
+}

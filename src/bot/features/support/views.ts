@@ -1,0 +1,216 @@
+// What support staff read: customer cards, transactions and the latest top-ups, as HTML
+// texts (every provider and journal string escaped). Pure functions.
+import { InlineKeyboard } from "grammy";
+import type { JournalEntry, JournalState } from "../../../domain/journal.js";
+import type { Connection, Subscription, Transaction } from "../../../domain/model.js";
+import type { ConnectionDetails, CustomerDetails } from "../../../domain/support.js";
+import { parseBouquetName } from "../../../provider/bouquet-name.js";
+import { escapeHtml, truncate } from "../../format/html.js";
+import type { ValueFormatter } from "../../format/values.js";
+import { connectionLabel, type Translate } from "../topup/views.js";
+import { encodeRefresh } from "./callback-data.js";
+
+/** Telegram refuses longer texts; cards stay within a margin below it. */
+export const TELEGRAM_TEXT_LIMIT = 4096;
+export const CARD_BUDGET = 4000;
+/** Subscriptions listed per connection; the rest are counted. */
+export const SUBSCRIPTIONS_SHOWN = 10;
+/** Lines of /recent. */
+export const RECENT_SHOWN = 10;
+
+const NAME_LENGTH = 100;
+const ID_LENGTH = 64;
+const BOUQUET_LENGTH = 60;
+
+const text = (value: string, max: number) => escapeHtml(truncate(value, max));
+
+function statusText(status: string, t: Translate): string {
+  if (status === "active") return t("status-active");
+  if (status === "inactive") return t("status-inactive");
+  return text(status, 20);
+}
+
+function relativeDays(days: number, t: Translate): string {
+  if (days === 0) return t("ends-today");
+  return days > 0 ? t("expires-in", { days }) : t("expired-ago", { days: -days });
+}
+
+function connectionTitle(connection: Connection, t: Translate): string {
+  const shown = { ...connection, id: truncate(connection.id, ID_LENGTH) };
+  return `<b>${escapeHtml(connectionLabel(shown, t))}</b>`;
+}
+
+function subscriptionLine(
+  subscription: Subscription,
+  t: Translate,
+  fmt: ValueFormatter,
+  now: number,
+): string {
+  return t("subscription-line", {
+    name: text(parseBouquetName(subscription.name).displayName, BOUQUET_LENGTH),
+    end: fmt.day(subscription.end),
+    relative: relativeDays(fmt.daysUntil(subscription.end, now), t),
+  });
+}
+
+function connectionBlock(
+  { connection, subscriptions }: ConnectionDetails,
+  t: Translate,
+  fmt: ValueFormatter,
+  now: number,
+): string {
+  const lines = [connectionTitle(connection, t)];
+  if (subscriptions === null) {
+    lines.push(t("support-subscriptions-failed"));
+  } else if (subscriptions.length === 0) {
+    lines.push(t("subscriptions-none"));
+  } else {
+    for (const subscription of subscriptions.slice(0, SUBSCRIPTIONS_SHOWN)) {
+      lines.push(subscriptionLine(subscription, t, fmt, now));
+    }
+    const hidden = subscriptions.length - SUBSCRIPTIONS_SHOWN;
+    if (hidden > 0) lines.push(t("support-more", { count: hidden }));
+  }
+  return lines.join("\n");
+}
+
+/**
+ * The full customer card: whole name, status, every connection with its subscriptions, and
+ * when it was checked. Connections that would push it over {@link CARD_BUDGET} are counted
+ * ("…and N more") instead of shown.
+ */
+export function customerCardText(
+  details: CustomerDetails,
+  t: Translate,
+  fmt: ValueFormatter,
+  now: number,
+  budget = CARD_BUDGET,
+): string {
+  const { customer } = details;
+  const name = `${customer.firstName} ${customer.lastName}`.trim();
+  const head = t("support-card-header", {
+    name: text(name, NAME_LENGTH),
+    cuid: text(customer.cuid, ID_LENGTH),
+    status: statusText(customer.status, t),
+  });
+  const foot = t("support-checked", { time: fmt.moment(now) });
+  const blocks = details.connections.map((c) => connectionBlock(c, t, fmt, now));
+  if (blocks.length === 0) return [head, "", t("support-no-connections"), "", foot].join("\n");
+
+  // Room for the longest possible "…and N more" line is kept until the last block.
+  const moreRoom = t("support-more", { count: blocks.length }).length + 2;
+  const parts = [head];
+  let used = head.length + foot.length + 2;
+  for (const [index, block] of blocks.entries()) {
+    const last = index === blocks.length - 1;
+    if (used + block.length + 2 + (last ? 0 : moreRoom) > budget) {
+      parts.push(t("support-more", { count: blocks.length - index }));
+      break;
+    }
+    parts.push(block);
+    used += block.length + 2;
+  }
+  parts.push(foot);
+  return parts.join("\n\n");
+}
+
+export function refreshKeyboard(refId: string, t: Translate): InlineKeyboard {
+  return new InlineKeyboard().text(t("support-button-refresh"), encodeRefresh(refId));
+}
+
+export function stateLabel(state: JournalState, t: Translate): string {
+  return t(`support-state-${state}`);
+}
+
+function serviceConnection(service: string, id: string, t: Translate): string {
+  const known = service === "tv" || service === "internet" || service === "iptv";
+  return `${known ? t(`service-${service}`) : text(service, 20)} ${text(id, ID_LENGTH)}`;
+}
+
+function journalBlock(entry: JournalEntry, t: Translate, fmt: ValueFormatter): string {
+  return t("support-journal-entry", {
+    state: stateLabel(entry.state, t),
+    reference: text(entry.reference, ID_LENGTH),
+    checkoutId: text(entry.checkoutId, ID_LENGTH * 2),
+    cuid: text(entry.cuid, ID_LENGTH),
+    connection: serviceConnection(entry.service, entry.connectionId, t),
+    bouquet: text(entry.bouquetName, BOUQUET_LENGTH),
+    amount: fmt.amount(entry.amount),
+    time: fmt.moment(entry.createdAt),
+  });
+}
+
+/** A transaction as the provider confirms it, with the journal's view when we made it. */
+export function transactionText(
+  transaction: Transaction,
+  entry: JournalEntry | null,
+  t: Translate,
+  fmt: ValueFormatter,
+): string {
+  const bouquet = entry
+    ? `${text(entry.bouquetName, BOUQUET_LENGTH)} · ${text(transaction.bouquetCode, 2 * ID_LENGTH)}`
+    : text(transaction.bouquetCode, 2 * ID_LENGTH);
+  const lines = [
+    t("support-txn-details", {
+      txnId: text(transaction.txnId, ID_LENGTH),
+      orderId: text(transaction.orderId, 2 * ID_LENGTH),
+      cuid: text(transaction.cuid, ID_LENGTH),
+      connection: serviceConnection(transaction.service, transaction.connectionId, t),
+      bouquet,
+      amount: fmt.amount(transaction.amount),
+      date: fmt.moment(transaction.date),
+      status: text(transaction.status, 30),
+    }),
+  ];
+  if (entry) {
+    lines.push(
+      "",
+      t("support-txn-journal", {
+        state: stateLabel(entry.state, t),
+        reference: text(entry.reference, ID_LENGTH),
+      }),
+    );
+  }
+  return lines.join("\n");
+}
+
+/** A top-up the journal knows but the provider does not confirm (or could not be asked). */
+export function journalOnlyText(
+  entry: JournalEntry,
+  provider: "not-found" | "failed",
+  t: Translate,
+  fmt: ValueFormatter,
+): string {
+  const note = provider === "not-found" ? "support-txn-not-at-provider" : "support-txn-unconfirmed";
+  return [journalBlock(entry, t, fmt), "", t(note)].join("\n");
+}
+
+export function recentText(
+  entries: JournalEntry[],
+  code: string | undefined,
+  t: Translate,
+  fmt: ValueFormatter,
+): string {
+  const shownCode = code === undefined ? undefined : text(code, ID_LENGTH);
+  if (entries.length === 0) {
+    return shownCode === undefined
+      ? t("support-recent-none")
+      : t("support-recent-none-for", { code: shownCode });
+  }
+  const title =
+    shownCode === undefined
+      ? t("support-recent-title")
+      : t("support-recent-title-for", { code: shownCode });
+  const lines = entries.slice(0, RECENT_SHOWN).map((entry) =>
+    t("support-recent-line", {
+      state: stateLabel(entry.state, t),
+      amount: fmt.amount(entry.amount),
+      bouquet: text(entry.bouquetName, 40),
+      connection: serviceConnection(entry.service, entry.connectionId, t),
+      cuid: text(entry.cuid, ID_LENGTH),
+      time: fmt.moment(entry.createdAt),
+      reference: text(entry.reference, ID_LENGTH),
+    }),
+  );
+  return [title, ...lines].join("\n");
+}

@@ -1,0 +1,59 @@
+import { Queue, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { BroadcastSender } from "./domain/broadcast.js";
+import { errorFields, type Logger } from "./logger.js";
+
+const QUEUE = "broadcasts";
+
+/**
+ * Broadcasts run as BullMQ jobs on the bot's Redis, outside the update handlers. A job whose
+ * process died is picked up again after `lockMs` (BullMQ's stalled-job check) and resumes.
+ */
+export class BroadcastQueue {
+  private readonly connection: Redis;
+  private readonly queue: Queue;
+  private worker: Worker | undefined;
+
+  constructor(
+    redisUrl: string,
+    private readonly prefix: string,
+    private readonly sender: BroadcastSender,
+    private readonly lockMs: number,
+    private readonly logger: Logger,
+  ) {
+    // BullMQ needs a connection that never gives up on a command.
+    this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    this.queue = new Queue(QUEUE, { connection: this.connection, prefix });
+  }
+
+  start(): void {
+    this.worker = new Worker(QUEUE, (job) => this.sender.run(job.data.id as string), {
+      connection: this.connection,
+      prefix: this.prefix,
+      concurrency: 1,
+      lockDuration: this.lockMs,
+      stalledInterval: this.lockMs,
+      maxStalledCount: 1_000,
+    });
+    this.worker.on("failed", (job, error) =>
+      this.logger.error(
+        { ...errorFields(error), broadcastId: job?.data.id },
+        "broadcast job failed",
+      ),
+    );
+  }
+
+  async enqueue(id: string): Promise<void> {
+    await this.queue.add(
+      "send",
+      { id },
+      { jobId: id, removeOnComplete: 1_000, removeOnFail: 1_000 },
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.close();
+    await this.queue.close();
+    this.connection.disconnect();
+  }
+}

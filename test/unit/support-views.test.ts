@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import {
+  CARD_BUDGET,
+  customerCardText,
+  RECENT_SHOWN,
+  recentText,
+  SUBSCRIPTIONS_SHOWN,
+  TELEGRAM_TEXT_LIMIT,
+} from "../../src/bot/features/support/views.js";
+import type { Translate } from "../../src/bot/features/topup/views.js";
+import { ValueFormatter } from "../../src/bot/format/values.js";
+import { createI18n } from "../../src/bot/i18n.js";
+import type { JournalEntry } from "../../src/domain/journal.js";
+import type { CustomerDetails } from "../../src/domain/support.js";
+
+const i18n = createI18n();
+const en: Translate = (key, variables) => i18n.t("en", key, variables);
+const ne: Translate = (key, variables) => i18n.t("ne", key, variables);
+const fmt = new ValueFormatter("en", "UTC", "NPR");
+const now = Date.parse("2026-11-22T08:00:00Z");
+const day = 86_400_000;
+
+function customer(connections: number, subscriptions: number, name = "Gold"): CustomerDetails {
+  return {
+    customer: { cuid: "1000002", firstName: "Sita", lastName: "Sharma", status: "active" },
+    connections: Array.from({ length: connections }, (_, c) => ({
+      connection: {
+        service: "tv" as const,
+        id: `80000${String(c).padStart(5, "0")}`,
+        status: "active",
+      },
+      subscriptions: Array.from({ length: subscriptions }, (_, s) => ({
+        code: `C${s}`,
+        name: `${name} ${s} (MONTHLY)`,
+        start: new Date(now - 30 * day),
+        end: new Date(now + (s - 2) * day),
+      })),
+    })),
+  };
+}
+
+describe("the support customer card", () => {
+  it("shows the full name, every connection and subscription with relative days", () => {
+    const text = customerCardText(customer(2, 3), en, fmt, now);
+    expect(text).toContain("<b>Sita Sharma</b>");
+    expect(text).toContain("Customer 1000002 · active");
+    expect(text).toContain("TV 8000000000 · active");
+    expect(text).toContain("TV 8000000001 · active");
+    expect(text).toContain("• Gold 0 – until 20 Nov 2026, expired 2 days ago");
+    expect(text).toContain("• Gold 2 – until 22 Nov 2026, ends today");
+    expect(text).not.toContain("MONTHLY");
+    expect(text).not.toContain("more");
+  });
+
+  it("escapes provider text", () => {
+    const details = customer(1, 1, "<b>Kids</b> & Co");
+    details.customer.firstName = "Seán";
+    details.customer.lastName = "O'Brien <Ltd> & Sons";
+    const text = customerCardText(details, en, fmt, now);
+    expect(text).toContain("<b>Seán O'Brien &lt;Ltd&gt; &amp; Sons</b>");
+    expect(text).toContain("&lt;b&gt;Kids&lt;/b&gt; &amp; Co 0");
+  });
+
+  it("stays under Telegram's limit, counting what it leaves out", () => {
+    const long = "Ultra Premium International Sports & Movies HD Bundle With Extras".repeat(3);
+    for (const translate of [en, ne]) {
+      const text = customerCardText(customer(60, 25, long), translate, fmt, now);
+      expect(text.length).toBeLessThanOrEqual(CARD_BUDGET);
+      expect(text.length).toBeLessThan(TELEGRAM_TEXT_LIMIT);
+      const shownConnections = (text.match(/80000\d{5}/g) ?? []).length;
+      expect(shownConnections).toBeGreaterThan(0);
+      expect(shownConnections).toBeLessThan(60);
+      // Every shown connection lists SUBSCRIPTIONS_SHOWN subscriptions and counts the rest.
+      expect((text.match(/^• /gm) ?? []).length).toBe(shownConnections * SUBSCRIPTIONS_SHOWN);
+      const hidden = translate("support-more", { count: 60 - shownConnections });
+      expect(text).toContain(hidden);
+      expect(text).toContain(translate("support-more", { count: 25 - SUBSCRIPTIONS_SHOWN }));
+    }
+  });
+
+  it("says so when a connection's subscriptions could not be loaded, or there are none", () => {
+    const details = customer(2, 0);
+    (details.connections[0] as { subscriptions: null | [] }).subscriptions = null;
+    const text = customerCardText(details, en, fmt, now);
+    expect(text).toContain("could not be loaded");
+    expect(text).toContain("No current subscriptions.");
+    expect(customerCardText(customer(0, 0), en, fmt, now)).toContain("No connections.");
+  });
+});
+
+describe("the latest top-ups", () => {
+  const entry = (i: number): JournalEntry => ({
+    checkoutId: `co${i}`,
+    intentId: `i${i}`,
+    reference: `tg5-ref${i}`,
+    userId: 5,
+    chatId: 5,
+    language: "en",
+    cuid: "1000001",
+    customerName: "Ram Thapa",
+    service: "tv",
+    connectionId: "8000000011",
+    bouquetCode: "TV-GOLD-M",
+    bouquetName: "Gold <HD>",
+    period: "monthly",
+    amount: 700,
+    checkoutIssuedAt: now,
+    createdAt: now,
+    updatedAt: now,
+    state: i % 2 === 0 ? "done" : "not-charged",
+  });
+
+  it("shows at most ten lines with state, amount, bouquet, connection, time and reference", () => {
+    const text = recentText(
+      Array.from({ length: 15 }, (_, i) => entry(i)),
+      undefined,
+      en,
+      fmt,
+    );
+    const lines = text.split("\n");
+    expect(lines).toHaveLength(RECENT_SHOWN + 1);
+    expect(lines[1]).toBe(
+      `✅ done · ${fmt.amount(700)} · Gold &lt;HD&gt; · TV 8000000011 · customer 1000001 · 22 Nov 2026, 08:00 · <code>tg5-ref0</code>`,
+    );
+    expect(lines[2]).toContain("↩️ not charged");
+    expect(text).not.toContain("Ram");
+  });
+
+  it("says when there is nothing", () => {
+    expect(recentText([], undefined, en, fmt)).toBe("No top-ups through the bot yet.");
+    expect(recentText([], "<x>", en, fmt)).toContain("<code>&lt;x&gt;</code>");
+  });
+});
