@@ -1,16 +1,15 @@
 // /broadcast and /plans as a conversation: the message (or the plan information), the
 // audience, a preview exactly as recipients will see it, then Confirm or Cancel.
-import type { Conversation } from "@grammyjs/conversations";
 import { InlineKeyboard } from "grammy";
 import type { BroadcastContent, Recipient } from "../../../domain/broadcast.js";
 import type { Audience } from "../../../domain/subscribers.js";
-import type { BotContext, FlowContext, Locale } from "../../context.js";
+import type { FlowContext, Locale } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
+import { type FlowConversation, nextInFlow } from "../flow.js";
 import { newJourneyId } from "../topup/purchase.js";
 import type { Translate } from "../topup/views.js";
 
 export const BROADCAST = "broadcast";
-export type BroadcastConversation = Conversation<BotContext, FlowContext>;
 
 const AUDIENCES: Record<string, Audience> = {
   all: { kind: "everyone" },
@@ -37,7 +36,7 @@ export type Preview = (
 
 export function createBroadcastConversation(deps: BotDeps, preview: Preview) {
   return async function broadcast(
-    conversation: BroadcastConversation,
+    conversation: FlowConversation,
     ctx: FlowContext,
     locale: Locale,
     prepared: BroadcastContent | null,
@@ -45,16 +44,7 @@ export function createBroadcastConversation(deps: BotDeps, preview: Preview) {
     const t: Translate = (key, variables) => deps.i18n.t(locale, key, variables);
     const token = await conversation.external(() => newJourneyId());
     const own = new RegExp(`^bc:${token}:`);
-    /** The next update for this flow; commands and other buttons go on to their handlers. */
-    const next = async () => {
-      const update = await conversation.wait();
-      const command = update.message?.text?.startsWith("/") ?? false;
-      const data = update.callbackQuery?.data;
-      if (command || (data !== undefined && !own.test(data))) {
-        await conversation.skip({ next: true });
-      }
-      return update;
-    };
+    const next = () => nextInFlow(conversation, own);
     const chatId = ctx.chat?.id ?? 0;
 
     let content = prepared;

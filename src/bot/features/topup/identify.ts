@@ -1,15 +1,15 @@
 // Steps 1 and 2 of the journey as a conversation: who to top up, and which connection.
 // It ends by loading the packages into the session's journey (menu.ts takes over there).
 // Everything non-deterministic runs in `conversation.external`, as replays require.
-import type { Conversation } from "@grammyjs/conversations";
 import { Keyboard } from "grammy";
 import { normalizeCustomerCode } from "../../../domain/customer-code.js";
 import type { Connection, CustomerInfo } from "../../../domain/model.js";
 import { errorFields } from "../../../logger.js";
 import { ProviderRejectedError } from "../../../provider/errors.js";
-import type { BotContext, FlowContext, Locale } from "../../context.js";
+import type { FlowContext, Locale } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { escapeHtml } from "../../format/html.js";
+import { type FlowConversation, nextInFlow } from "../flow.js";
 import { CONNECTION_DATA } from "./callback-data.js";
 import { type Journey, journeyFromOffer } from "./journey.js";
 import { newJourneyId } from "./purchase.js";
@@ -22,7 +22,6 @@ import {
 } from "./views.js";
 
 export const IDENTIFY = "identify";
-export type IdentifyConversation = Conversation<BotContext, FlowContext>;
 
 type Lookup = { kind: "found"; info: CustomerInfo } | { kind: "not-found" } | { kind: "failed" };
 type Loaded = { kind: "loaded"; journey: Journey } | { kind: "failed" };
@@ -67,7 +66,7 @@ export function createIdentify(deps: BotDeps) {
   }
 
   return async function identify(
-    conversation: IdentifyConversation,
+    conversation: FlowConversation,
     ctx: FlowContext,
     locale: Locale,
     initialCode: string | null,
@@ -77,15 +76,7 @@ export function createIdentify(deps: BotDeps) {
     let current = ctx;
     // Arguments travel as JSON: "no code" arrives as null.
     let pending = initialCode ?? undefined;
-    /** The next update for this flow; commands and other buttons go on to their handlers. */
-    const next = async (ownButtons?: RegExp) => {
-      const update = await conversation.wait();
-      const command = update.message?.text?.startsWith("/") ?? false;
-      const data = update.callbackQuery?.data;
-      const foreignButton = data !== undefined && !(ownButtons?.test(data) ?? false);
-      if (command || foreignButton) await conversation.skip({ next: true });
-      return update;
-    };
+    const next = (ownButtons?: RegExp) => nextInFlow(conversation, ownButtons);
 
     if (pending === undefined) {
       const share = new Keyboard()
