@@ -10,7 +10,7 @@ import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
 import { ValueFormatter } from "./bot/format/values.js";
 import { createI18n } from "./bot/i18n.js";
 import { RedisSessionStorage } from "./bot/session-storage.js";
-import { BroadcastQueue } from "./broadcast-queue.js";
+import { BroadcastQueue, type BroadcastRunner, InProcessBroadcasts } from "./broadcast-queue.js";
 import type { Config } from "./config/config.js";
 import { BroadcastSender, BroadcastStore } from "./domain/broadcast.js";
 import { Journal } from "./domain/journal.js";
@@ -31,8 +31,16 @@ export interface App {
   stop(): Promise<void>;
 }
 
-export function createApp(config: Config, logger: Logger): App {
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+export interface AppOptions {
+  /**
+   * A Redis stand-in (the offline playground's in-process storage). Without it the bot connects
+   * to REDIS_URL, and broadcasts run on BullMQ; with it they run in this process.
+   */
+  redis?: Redis;
+}
+
+export function createApp(config: Config, logger: Logger, options: AppOptions = {}): App {
+  const redis = options.redis ?? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
   const keys = redisKeys(config.redisKeyPrefix);
   const provider = new ProviderClient({ ...config.provider, logger });
   const journal = new Journal(redis, keys);
@@ -71,13 +79,22 @@ export function createApp(config: Config, logger: Logger): App {
     formatter,
     logger,
   );
-  const queue = new BroadcastQueue(
-    config.redisUrl,
-    keys.queuePrefix,
-    new BroadcastSender(broadcasts, subscribers, broadcastPorts, config.broadcast, logger),
-    config.broadcast.lockMs,
+  const sender = new BroadcastSender(
+    broadcasts,
+    subscribers,
+    broadcastPorts,
+    config.broadcast,
     logger,
   );
+  const queue: BroadcastRunner = options.redis
+    ? new InProcessBroadcasts(sender, logger)
+    : new BroadcastQueue(
+        config.redisUrl,
+        keys.queuePrefix,
+        sender,
+        config.broadcast.lockMs,
+        logger,
+      );
   const deps: BotDeps = {
     config,
     logger,

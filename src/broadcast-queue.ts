@@ -5,11 +5,18 @@ import { errorFields, type Logger } from "./logger.js";
 
 const QUEUE = "broadcasts";
 
+/** Where stored broadcasts go to be sent. */
+export interface BroadcastRunner {
+  start(): void;
+  enqueue(id: string): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
  * Broadcasts run as BullMQ jobs on the bot's Redis, outside the update handlers. A job whose
  * process died is picked up again after `lockMs` (BullMQ's stalled-job check) and resumes.
  */
-export class BroadcastQueue {
+export class BroadcastQueue implements BroadcastRunner {
   private readonly connection: Redis;
   private readonly queue: Queue;
   private worker: Worker | undefined;
@@ -55,5 +62,34 @@ export class BroadcastQueue {
     await this.worker?.close();
     await this.queue.close();
     this.connection.disconnect();
+  }
+}
+
+/**
+ * Broadcasts sent by this process itself, for the offline playground's in-process storage
+ * (BullMQ needs a real Redis). A restart does not resume them.
+ */
+export class InProcessBroadcasts implements BroadcastRunner {
+  private readonly running = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly sender: BroadcastSender,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {}
+
+  async enqueue(id: string): Promise<void> {
+    const task = this.sender
+      .run(id)
+      .catch((error: unknown) =>
+        this.logger.error({ ...errorFields(error), broadcastId: id }, "broadcast failed"),
+      )
+      .finally(() => this.running.delete(task));
+    this.running.add(task);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.running]);
   }
 }

@@ -1,0 +1,41 @@
+// `npm run demo`: the offline playground. Nothing needed but `npm ci`; Redis when REDIS_URL is set.
+import { z } from "zod";
+import { createLogger } from "../logger.js";
+import { startPlayground } from "./playground.js";
+
+const settings = z
+  .object({
+    DEMO_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+    DEMO_HOST: z.string().default("127.0.0.1"),
+    REDIS_URL: z.string().optional(),
+    LOG_LEVEL: z.string().default("warn"),
+  })
+  .safeParse(process.env);
+if (!settings.success) {
+  process.stderr.write(`Invalid demo settings: ${settings.error.message}\n`);
+  process.exit(1);
+}
+const { DEMO_PORT, DEMO_HOST, REDIS_URL, LOG_LEVEL } = settings.data;
+
+// Without REDIS_URL, an in-process stand-in; real deployments always use Redis.
+const redis = REDIS_URL ? undefined : new (await import("ioredis-mock")).default();
+
+const playground = await startPlayground({
+  host: DEMO_HOST,
+  port: DEMO_PORT,
+  env: { ...process.env, LOG_LEVEL },
+  redis,
+  logger: createLogger(LOG_LEVEL),
+});
+process.stdout.write(
+  `Playground: ${playground.url}\n` +
+    `Storage: ${REDIS_URL ? `Redis at ${REDIS_URL}` : "in-process (set REDIS_URL to use Redis)"}\n` +
+    "Press Ctrl+C to stop.\n",
+);
+
+const stop = async () => {
+  await playground.close();
+  process.exit(0);
+};
+process.once("SIGINT", () => void stop());
+process.once("SIGTERM", () => void stop());

@@ -1,0 +1,80 @@
+// The offline playground: the provider sandbox, the Telegram emulator and the real bot in one
+// process, with a web page that looks and behaves like a Telegram chat.
+import type { Server } from "node:http";
+import type { Redis } from "ioredis";
+import { type App, createApp } from "../app.js";
+import { loadConfig } from "../config/config.js";
+import type { Logger } from "../logger.js";
+import { createSandbox, type Sandbox } from "../sandbox/server.js";
+import { createTelegramEmulator, type TelegramEmulator } from "../telegram-emulator/index.js";
+import { type Roles, startWeb } from "./web.js";
+
+export const DEMO_BOT_TOKEN = "5000000001:playground-bot-token";
+const DEMO_PROVIDER_TOKEN = "sandbox-token";
+
+export const ROLES: Roles = {
+  user: { id: 1001, chatId: 1001, first_name: "Asha", phone: "9851000002" },
+  admin: { id: 1002, chatId: 1002, first_name: "Admin" },
+  support: { id: 1003, chatId: -1000777, first_name: "Sam", group: "Support desk" },
+};
+
+export interface PlaygroundOptions {
+  host: string;
+  port: number;
+  /** Environment for the bot (PROVIDER_API_VERSION, CURRENCY, ...); BOT_TOKEN etc. are set here. */
+  env: NodeJS.ProcessEnv;
+  /** In-process storage when REDIS_URL is not set. */
+  redis?: Redis;
+  logger: Logger;
+}
+
+export interface Playground {
+  url: string;
+  sandbox: Sandbox;
+  emulator: TelegramEmulator;
+  close(): Promise<void>;
+}
+
+export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
+  const sandbox = await createSandbox({ token: DEMO_PROVIDER_TOKEN });
+  const emulator = await createTelegramEmulator({
+    bots: [{ token: DEMO_BOT_TOKEN, first_name: "Top-up Bot", username: "topup_playground_bot" }],
+  });
+  const config = loadConfig({
+    CURRENCY: "NPR",
+    PROVIDER_TIMEZONE: "Asia/Kathmandu",
+    REDIS_KEY_PREFIX: "playground:",
+    ...options.env,
+    BOT_TOKEN: DEMO_BOT_TOKEN,
+    TELEGRAM_API_ROOT: emulator.apiRoot,
+    TELEGRAM_POLL_TIMEOUT_SECONDS: "10",
+    PROVIDER_BASE_URL: sandbox.baseUrl(),
+    PROVIDER_TOKEN: DEMO_PROVIDER_TOKEN,
+    ADMIN_USER_IDS: String(ROLES.admin.id),
+    SUPPORT_CHAT_IDS: String(ROLES.support.chatId),
+  });
+  const app: App = createApp(config, options.logger, { redis: options.redis });
+  await app.start();
+  const web: Server = await startWeb({
+    host: options.host,
+    port: options.port,
+    emulator,
+    sandbox,
+    roles: ROLES,
+    apiVersion: config.provider.version,
+  });
+  const address = web.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  return {
+    url: `http://${options.host === "0.0.0.0" ? "localhost" : options.host}:${port}`,
+    sandbox,
+    emulator,
+    async close() {
+      web.closeAllConnections();
+      await new Promise((resolve) => web.close(resolve));
+      await app.stop();
+      await emulator.close();
+      await sandbox.close();
+    },
+  };
+}

@@ -1,0 +1,230 @@
+// The playground's web server: the page, a JSON API to act as the simulated people, and a
+// Server-Sent Events stream of everything that changes in their chats.
+import { readFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Message } from "grammy/types";
+import type { Sandbox } from "../sandbox/server.js";
+import type { ChatUser, StoredMessage, TelegramEmulator } from "../telegram-emulator/index.js";
+
+export type Role = "user" | "admin" | "support";
+export interface RoleSpec {
+  id: number;
+  chatId: number;
+  first_name: string;
+  phone?: string;
+  /** For the support role: the title of the allow-listed group. */
+  group?: string;
+}
+export type Roles = Record<Role, RoleSpec>;
+
+export interface WebOptions {
+  host: string;
+  port: number;
+  emulator: TelegramEmulator;
+  sandbox: Sandbox;
+  roles: Roles;
+  apiVersion: string;
+}
+
+/** A chat message as the page draws it. */
+export interface PageMessage {
+  id: number;
+  fromBot: boolean;
+  sender: string;
+  text: string;
+  entities: Message["entities"];
+  photo: boolean;
+  contact?: string;
+  inlineKeyboard: { text: string; data?: string; url?: string }[][];
+  edited: boolean;
+  deleted: boolean;
+  date: number;
+}
+
+const PUBLIC = new URL("./public/", import.meta.url);
+const STATIC: Record<string, [string, string]> = {
+  "/": ["index.html", "text/html; charset=utf-8"],
+  "/app.js": ["app.js", "text/javascript; charset=utf-8"],
+  "/style.css": ["style.css", "text/css; charset=utf-8"],
+};
+
+export function toPageMessage(stored: StoredMessage): PageMessage {
+  const message = stored.message;
+  return {
+    id: stored.messageId,
+    fromBot: stored.sentByBot,
+    sender: message.from?.first_name ?? "",
+    text: message.text ?? message.caption ?? "",
+    entities: message.entities ?? message.caption_entities ?? [],
+    photo: message.photo !== undefined,
+    contact: message.contact?.phone_number,
+    inlineKeyboard: (message.reply_markup?.inline_keyboard ?? []).map((row) =>
+      row.map((button) => ({
+        text: button.text,
+        data: "callback_data" in button ? button.callback_data : undefined,
+        url: "url" in button ? button.url : undefined,
+      })),
+    ),
+    edited: message.edit_date !== undefined,
+    deleted: stored.deleted,
+    date: message.date,
+  };
+}
+
+export async function startWeb(options: WebOptions): Promise<Server> {
+  const { emulator, sandbox, roles } = options;
+  let language = "en";
+  const drivers = new Map<Role, ChatUser>();
+  const driver = (role: Role): ChatUser => {
+    const existing = drivers.get(role);
+    if (existing) return existing;
+    const spec = roles[role];
+    const person = {
+      id: spec.id,
+      first_name: spec.first_name,
+      language_code: language,
+      phone_number: spec.phone,
+    };
+    const created = spec.group
+      ? emulator.group({ id: spec.chatId, title: spec.group, type: "supergroup" }).member(person)
+      : emulator.user(person);
+    drivers.set(role, created);
+    return created;
+  };
+  const roleOfChat = (chatId: number) =>
+    (Object.keys(roles) as Role[]).find((role) => roles[role].chatId === chatId);
+  for (const role of Object.keys(roles) as Role[]) driver(role);
+
+  const streams = new Set<ServerResponse>();
+  const push = (event: string, data: unknown) => {
+    for (const stream of streams)
+      stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  emulator.onEvent((event) => {
+    if (event.type === "message" || event.type === "edit" || event.type === "delete") {
+      const role = roleOfChat(event.chatId);
+      const stored = emulator.messages(event.chatId);
+      const id = event.type === "delete" ? event.messageId : event.message.message_id;
+      const changed = stored.find((entry) => entry.messageId === id);
+      if (role && changed) push("chat", { role, message: toPageMessage(changed) });
+      if (role) push("keyboard", { role, keyboard: driver(role).replyKeyboard() });
+    } else if (event.type === "callback-answer" && event.answer.text) {
+      const role = roleOfChat(event.chatId);
+      if (role) push("toast", { role, text: event.answer.text, alert: event.answer.showAlert });
+    } else if (event.type === "chat-action") {
+      const role = roleOfChat(event.chatId);
+      if (role) push("typing", { role });
+    }
+  });
+  let topups = 0;
+  const watch = setInterval(() => {
+    if (sandbox.topups.length !== topups) {
+      topups = sandbox.topups.length;
+      push("sandbox", { topups });
+    }
+  }, 300);
+
+  const routes: Record<string, (body: Record<string, unknown>) => unknown> = {
+    "GET /api/bootstrap": () => ({
+      roles,
+      language,
+      apiVersion: options.apiVersion,
+      botName: "Top-up Bot",
+    }),
+    "GET /api/sandbox": () => ({ customers: sandbox.directory(), topups: sandbox.topups }),
+    "POST /api/send": (body) => {
+      const text = String(body.text ?? "").slice(0, 4096);
+      if (text.trim() !== "") driver(roleOf(body)).sendText(text);
+      return { ok: true };
+    },
+    "POST /api/press": (body) => {
+      driver(roleOf(body)).pressData(String(body.data), Number(body.messageId));
+      return { ok: true };
+    },
+    "POST /api/reply-button": (body) => {
+      driver(roleOf(body)).tapReplyButton(String(body.text));
+      return { ok: true };
+    },
+    "POST /api/language": (body) => {
+      language = body.language === "ne" ? "ne" : "en";
+      drivers.clear();
+      for (const role of Object.keys(roles) as Role[]) driver(role);
+      return { ok: true, language };
+    },
+  };
+  const chatRoute = (role: Role) => ({
+    messages: emulator.messages(roles[role].chatId).map(toPageMessage),
+    keyboard: driver(role).replyKeyboard(),
+  });
+
+  const server = createServer(async (request, response) => {
+    try {
+      const path = new URL(request.url ?? "/", "http://localhost").pathname;
+      const file = STATIC[path];
+      if (request.method === "GET" && file) {
+        const body = await readFile(new URL(file[0], PUBLIC));
+        response.writeHead(200, { "content-type": file[1], "cache-control": "no-store" }).end(body);
+        return;
+      }
+      if (request.method === "GET" && path === "/api/events") {
+        response.writeHead(200, {
+          "content-type": "text/event-stream",
+          "cache-control": "no-store",
+          connection: "keep-alive",
+        });
+        response.write(": connected\n\n");
+        streams.add(response);
+        request.on("close", () => streams.delete(response));
+        return;
+      }
+      const chat = /^\/api\/chat\/(user|admin|support)$/.exec(path);
+      if (request.method === "GET" && chat) {
+        json(response, 200, chatRoute(chat[1] as Role));
+        return;
+      }
+      const route = routes[`${request.method} ${path}`];
+      if (!route) {
+        json(response, 404, { error: "not found" });
+        return;
+      }
+      json(response, 200, route(request.method === "POST" ? await readJson(request) : {}));
+    } catch (error) {
+      json(response, 400, { error: (error as Error).message });
+    }
+  });
+  const heartbeat = setInterval(() => {
+    for (const stream of streams) stream.write(": ping\n\n");
+  }, 15_000);
+  server.on("close", () => {
+    clearInterval(heartbeat);
+    clearInterval(watch);
+    for (const stream of streams) stream.end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  return server;
+}
+
+function roleOf(body: Record<string, unknown>): Role {
+  const role = body.role;
+  if (role === "user" || role === "admin" || role === "support") return role;
+  throw new Error("role must be user, admin or support");
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}
+
+async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > 64_000) throw new Error("request too large");
+    chunks.push(chunk as Buffer);
+  }
+  const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
+  return typeof parsed === "object" && parsed !== null ? parsed : {};
+}
