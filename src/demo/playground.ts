@@ -36,15 +36,17 @@ export interface Playground {
 }
 
 export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
-  const sandbox = await createSandbox({ token: DEMO_PROVIDER_TOKEN });
+  // The sandbox speaks the same zone as the bot is told the provider uses.
+  const timeZone = options.env.PROVIDER_TIMEZONE || "Asia/Kathmandu";
+  const sandbox = await createSandbox({ token: DEMO_PROVIDER_TOKEN, timeZone });
   const emulator = await createTelegramEmulator({
     bots: [{ token: DEMO_BOT_TOKEN, first_name: "Top-up Bot", username: "topup_playground_bot" }],
   });
   const config = loadConfig({
     CURRENCY: "NPR",
-    PROVIDER_TIMEZONE: "Asia/Kathmandu",
     REDIS_KEY_PREFIX: "playground:",
     ...options.env,
+    PROVIDER_TIMEZONE: timeZone,
     BOT_TOKEN: DEMO_BOT_TOKEN,
     TELEGRAM_API_ROOT: emulator.apiRoot,
     TELEGRAM_POLL_TIMEOUT_SECONDS: "10",
