@@ -1,0 +1,352 @@
+// The offline playground's page in a real browser (the system's Chromium, driven by
+// playwright-core): a top-up completed by clicking, as a person would, with the provider's
+// side of it in the side panel; Telegram formatting; the support group; Nepali; a phone.
+import { existsSync } from "node:fs";
+import { copyFile, mkdir } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import RedisMock from "ioredis-mock";
+import { type Browser, chromium, type Locator, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  DEMO_BOT_TOKEN,
+  type Playground,
+  ROLES,
+  startPlayground,
+} from "../../src/demo/playground.js";
+import { createLogger } from "../../src/logger.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SCREENSHOT = "test-output/playground.png";
+const README_SCREENSHOT = "test/screenshots/playground.png";
+
+let playground: Playground;
+let browser: Browser;
+let page: Page;
+/** Errors the page logged or threw; none expected. */
+const pageProblems: string[] = [];
+
+/** Without a browser every test fails (a skip would hide it): CI installs Chromium. */
+const NO_CHROMIUM = existsSync(CHROMIUM)
+  ? undefined
+  : `No Chromium at ${CHROMIUM}: the playground's browser test needs the system Chromium ` +
+    "(apt-get install chromium, or set CHROMIUM_PATH). Browsers are never downloaded.";
+
+function needsChromium(): void {
+  if (NO_CHROMIUM) throw new Error(NO_CHROMIUM);
+}
+
+beforeAll(async () => {
+  if (NO_CHROMIUM) return;
+  playground = await startPlayground({
+    host: "127.0.0.1",
+    port: 0,
+    env: { LOG_LEVEL: "silent" },
+    redis: new RedisMock(),
+    logger: createLogger("silent"),
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless=new",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  page = await browser.newPage({
+    viewport: { width: 1280, height: 800 },
+    locale: "en-GB",
+    timezoneId: "Asia/Kathmandu",
+  });
+  page.on("pageerror", (error) => pageProblems.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error") pageProblems.push(message.text());
+  });
+  await page.goto(playground.url);
+  await page.locator("body[data-ready='true']").waitFor();
+}, 20_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await playground?.close();
+});
+
+/** The shown chat's message whose text contains `text` (the last such one). */
+const message = (text: string | RegExp): Locator =>
+  page.locator("#messages .message", { hasText: text }).last();
+
+const button = (scope: Locator | Page, name: string): Locator =>
+  scope.getByRole("button", { name, exact: true });
+
+async function send(text: string): Promise<void> {
+  await page.locator("#composer").fill(text);
+  await page.locator("#composer").press("Enter");
+}
+
+/** The bot's Bot API, as the bot itself would call it. */
+async function botApi(method: string, body: Record<string, unknown>): Promise<unknown> {
+  const response = await fetch(`${playground.emulator.apiRoot}/bot${DEMO_BOT_TOKEN}/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as { ok: boolean; result?: unknown; description?: string };
+  if (!answer.ok) throw new Error(`${method}: ${answer.description}`);
+  return answer.result;
+}
+
+describe("the playground page", () => {
+  it("completes a top-up by clicking, and shows the provider's side of it", async () => {
+    needsChromium();
+    await expect(page.locator("#api-version").textContent()).resolves.toContain("v1.0.1");
+    await page.locator("#customers .customer[data-cuid='1000002']").waitFor();
+
+    await send("/topup");
+    await message("Whose package shall we renew?").waitFor();
+    await page.locator(".reply-button", { hasText: "Share my phone number" }).click();
+    await page.locator(".message.outgoing .contact", { hasText: "📱 9851000002" }).waitFor();
+    // The reply keyboard goes once the bot has the number.
+    await page.locator("#reply-keyboard").waitFor({ state: "hidden" });
+
+    const connections = message("Which connection do you want to renew?");
+    await button(connections, "TV 8000000021 · active").click();
+
+    const menu = message("Choose a package to buy:");
+    await menu.waitFor();
+    const menuId = await menu.getAttribute("data-message-id");
+    const menuElement = await menu.elementHandle();
+    await button(menu, "Monthly").click();
+    const edited = page.locator(`#messages .message[data-message-id="${menuId}"]`);
+    await edited.filter({ hasText: "Monthly packages" }).waitFor();
+    // Edited in place: the very same element, now with the new text and marked "edited".
+    expect(await menuElement?.evaluate((node: { isConnected: boolean }) => node.isConnected)).toBe(
+      true,
+    );
+    expect(await menuElement?.textContent()).toContain("Monthly packages");
+    expect(await edited.count()).toBe(1);
+    await edited.locator(".edited").waitFor();
+
+    await button(edited, "Gold · NPR 700").click();
+    await edited.filter({ hasText: "Please confirm your top-up" }).waitFor();
+    await button(edited, "✅ Confirm and pay").click();
+    await page.locator(".toast", { hasText: "Processing" }).waitFor();
+
+    const receipt = message("Top-up successful");
+    await receipt.waitFor({ timeout: 15_000 });
+    const receiptText = (await receipt.textContent()) ?? "";
+    const txnId = /Transaction: (TXN\w+)/.exec(receiptText)?.[1];
+    expect(txnId, receiptText).toBeDefined();
+    await expect(receipt.locator("strong, b").first().textContent()).resolves.toBe(
+      "Top-up successful",
+    );
+    expect(await receipt.locator(".inline-button").allTextContents()).toEqual([
+      "Top up another",
+      "Done",
+    ]);
+
+    const row = page.locator(`#topups [data-txn-id="${txnId}"]`);
+    await row.waitFor();
+    await expect(row.textContent()).resolves.toContain("8000000021");
+    expect(playground.sandbox.topups).toHaveLength(1);
+    expect(playground.sandbox.topups[0]?.txnId).toBe(txnId);
+
+    // The screenshot in the README: the journey, the customers and the top-up.
+    await page.locator(".toast").first().waitFor({ state: "detached" });
+    await mkdir("test-output", { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, animations: "disabled" });
+    // The README's copy changes only on purpose: it shows times and ids that differ every run.
+    if (process.env.UPDATE_SCREENSHOTS === "1") {
+      await mkdir("test/screenshots", { recursive: true });
+      await copyFile(SCREENSHOT, README_SCREENSHOT);
+    }
+  }, 25_000);
+
+  it("renders Telegram formatting from entities, as text and never as HTML", async () => {
+    needsChromium();
+    await page.locator("#role-admin").click();
+    await page.locator("#messages[data-role='admin']").waitFor();
+    const parts = [
+      "😀 ",
+      "Bold italic",
+      " overlap, <b>not a tag</b>, ",
+      "a link",
+      ", ",
+      "a secret",
+      " and ",
+      "/help",
+      "\n",
+      "const x = 1;",
+      "\n",
+      "A quote",
+    ];
+    const text = parts.join("");
+    const at = (part: string, offset = 0, length = part.length) => ({
+      offset: text.indexOf(part) + offset,
+      length,
+    });
+    await botApi("sendMessage", {
+      chat_id: ROLES.admin.chatId,
+      text,
+      entities: [
+        { type: "bold", ...at("Bold italic") },
+        { type: "underline", ...at("Bold italic", 0, 4) },
+        // Overlaps the bold one: "italic overlap".
+        { type: "italic", ...at("Bold italic", 5, 14) },
+        { type: "text_link", ...at("a link"), url: "https://example.com/docs" },
+        { type: "spoiler", ...at("a secret") },
+        { type: "bot_command", ...at("/help") },
+        { type: "pre", ...at("const x = 1;"), language: "ts" },
+        { type: "blockquote", ...at("A quote") },
+      ],
+      reply_markup: {
+        inline_keyboard: [
+          [
+            { text: "Docs", url: "https://example.com/" },
+            { text: "Press", callback_data: "not-a-menu" },
+          ],
+        ],
+      },
+    });
+    const formatted = message("not a tag");
+    await formatted.waitFor();
+    const bubble = formatted.locator(".bubble");
+    await expect(bubble.locator("strong").first().textContent()).resolves.toBe("Bold italic");
+    await expect(bubble.locator("strong u").textContent()).resolves.toBe("Bold");
+    await expect(bubble.locator("strong em").textContent()).resolves.toBe("italic");
+    expect((await bubble.locator("em").allTextContents()).join("")).toBe("italic overlap");
+    expect(await bubble.locator("b").count()).toBe(0);
+    await expect(bubble.textContent()).resolves.toContain("<b>not a tag</b>");
+    const link = bubble.locator("a", { hasText: "a link" });
+    expect(await link.getAttribute("href")).toBe("https://example.com/docs");
+    expect(await link.getAttribute("target")).toBe("_blank");
+    expect(await link.getAttribute("rel")).toContain("noopener");
+    await expect(bubble.locator(".spoiler").textContent()).resolves.toBe("a secret");
+    await expect(bubble.locator("pre code.language-ts").textContent()).resolves.toBe(
+      "const x = 1;",
+    );
+    await expect(bubble.locator("blockquote").textContent()).resolves.toBe("A quote");
+    const docs = formatted.locator("a.inline-button", { hasText: "Docs" });
+    expect(await docs.getAttribute("href")).toBe("https://example.com/");
+    expect(await docs.getAttribute("target")).toBe("_blank");
+
+    // A photo with a caption, then deleted.
+    const photo = (await botApi("sendPhoto", {
+      chat_id: ROLES.admin.chatId,
+      photo: "https://example.com/poster.jpg",
+      caption: "Festival offer",
+      caption_entities: [{ type: "bold", offset: 0, length: 8 }],
+    })) as { message_id: number };
+    const photoMessage = page.locator(`#messages .message[data-message-id="${photo.message_id}"]`);
+    await photoMessage.locator(".photo").waitFor();
+    await expect(photoMessage.locator("strong").textContent()).resolves.toBe("Festival");
+    await botApi("deleteMessage", { chat_id: ROLES.admin.chatId, message_id: photo.message_id });
+    await photoMessage.waitFor({ state: "detached" });
+
+    // "typing…" while the bot says it is typing.
+    await botApi("sendChatAction", { chat_id: ROLES.admin.chatId, action: "typing" });
+    await page.locator("#chat-status.typing", { hasText: "typing…" }).waitFor();
+
+    // A callback button: the bot's answer is a toast (this one is not the bot's menu).
+    await button(formatted, "Press").click();
+    await page.locator(".toast", { hasText: "expired" }).waitFor();
+    await formatted.locator(".inline-button.loading").waitFor({ state: "detached" });
+
+    // A bot_command is clickable and sends the command.
+    await button(bubble, "/help").click();
+    await page.locator("#messages .message.outgoing", { hasText: "/help" }).waitFor();
+  });
+
+  it("shows the support group's card with the sender's name and HTML characters as text", async () => {
+    needsChromium();
+    await page.locator("#role-support").click();
+    await page.locator("#messages[data-role='support']").waitFor();
+    await expect(page.locator("#chat-title").textContent()).resolves.toBe("Support desk");
+    // The "/" menu lists the group's commands and fills the text box; a code from the side
+    // panel goes in at the cursor.
+    await page.locator("#menu-button").click();
+    expect(await page.locator("#command-menu .command-name").allTextContents()).toEqual([
+      "/lookup 1000002",
+      "/txn",
+      "/recent",
+    ]);
+    await page.locator("#command-menu .command-item", { hasText: "/txn" }).click();
+    expect(await page.locator("#composer").inputValue()).toBe("/txn ");
+    await page.locator("#composer").fill("/lookup ");
+    await page.locator("#customers .code[data-code='1000008']").click();
+    expect(await page.locator("#composer").inputValue()).toBe("/lookup 1000008");
+    await page.locator("#send").click();
+    const card = message("O'Brien <Ltd> & Sons");
+    await card.waitFor();
+    await expect(card.locator("strong").first().textContent()).resolves.toBe(
+      "Seán O'Brien <Ltd> & Sons",
+    );
+    expect(await page.locator("#messages ltd").count()).toBe(0);
+    await expect(card.locator(".sender").textContent()).resolves.toBe("Top-up Bot");
+    await button(card, "🔄 Refresh").waitFor();
+
+    // Meanwhile the subscriber's chat gets a message: an unread badge on its switch.
+    await fetch(`${playground.url}/api/send`, {
+      method: "POST",
+      body: JSON.stringify({ role: "user", text: "/help" }),
+    });
+    await page.locator("#badge-user:not([hidden])").waitFor();
+    await expect(page.locator("#badge-user").textContent()).resolves.toBe("1");
+  });
+
+  it("switches the people's Telegram to Nepali and gets Nepali replies", async () => {
+    needsChromium();
+    await page.locator("#role-user").click();
+    await page.locator("#messages[data-role='user']").waitFor();
+    await page.locator("#badge-user").waitFor({ state: "hidden" });
+    await page.locator("#language").selectOption("ne");
+    await page.locator(".toast", { hasText: "नेपाली" }).waitFor();
+    const before = await page.locator("#messages .message.incoming").count();
+    await send("/help");
+    const reply = page.locator("#messages .message.incoming").nth(before);
+    await reply.waitFor();
+    expect(await reply.textContent()).toMatch(/[\u0900-\u097F]{3,}/);
+    // Commands in the bot's plain text are live, as in Telegram.
+    expect(await reply.locator(".bot-command", { hasText: "/topup" }).count()).toBeGreaterThan(0);
+  });
+
+  it("fits a phone: the chat and the text box visible, the side panel behind a toggle", async () => {
+    needsChromium();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await sleep(100);
+    const chat = await page.locator("#messages").boundingBox();
+    const composer = await page.locator("#composer").boundingBox();
+    expect(chat).not.toBeNull();
+    expect(composer).not.toBeNull();
+    if (!chat || !composer) return;
+    expect(chat.height).toBeGreaterThan(400);
+    expect(chat.x).toBeGreaterThanOrEqual(0);
+    expect(chat.x + chat.width).toBeLessThanOrEqual(390);
+    expect(composer.y + composer.height).toBeLessThanOrEqual(844);
+    expect(await page.locator("#composer").isVisible()).toBe(true);
+    const panel = await page.locator("#side-panel").boundingBox();
+    if (panel) {
+      const overlaps =
+        panel.x < chat.x + chat.width &&
+        chat.x < panel.x + panel.width &&
+        panel.y < chat.y + chat.height &&
+        chat.y < panel.y + panel.height;
+      expect(overlaps).toBe(false);
+    }
+    await page.screenshot({ path: "test-output/playground-phone.png", animations: "disabled" });
+
+    await page.locator("#panel-toggle").click();
+    await page.locator("#topups .topup").first().waitFor();
+    await page.screenshot({
+      path: "test-output/playground-phone-panel.png",
+      animations: "disabled",
+    });
+    await page.locator("#panel-close").click();
+    await page.locator("#side-panel").waitFor({ state: "hidden" });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(pageProblems).toEqual([]);
+  });
+});
