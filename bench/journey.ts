@@ -4,11 +4,10 @@
 import { performance } from "node:perf_hooks";
 import type { Message } from "grammy/types";
 import { Redis } from "ioredis";
-import { createSandbox } from "../src/sandbox/server.js";
-import { type ChatUser, createTelegramEmulator } from "../src/telegram-emulator/index.js";
-import { spawnBot } from "../test/support/bot-process.js";
-import { TEST_REDIS_URL, testRedis } from "../test/support/redis.js";
-import { BOT_TOKEN, PROVIDER_TOKEN, type Stack, startStack } from "../test/support/stack.js";
+import type { ChatUser } from "../src/telegram-emulator/index.js";
+import { startProcessStack } from "../test/support/bot-process.js";
+import { TEST_REDIS_URL } from "../test/support/redis.js";
+import { type Stack, startStack } from "../test/support/stack.js";
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -92,11 +91,10 @@ async function roundTrips(stack: Stack) {
 
 /** The bot in a process of its own (as deployed), the sandbox and emulator in this one. */
 async function concurrentUsers(users: number, latencyMs: number) {
-  const sandbox = await createSandbox({ token: PROVIDER_TOKEN });
-  const emulator = await createTelegramEmulator({ bots: [{ token: BOT_TOKEN }] });
-  const store = testRedis("bench-load");
+  const processes = await startProcessStack("bench-load");
+  const { sandbox, emulator } = processes;
   const metricsPort = 19_464;
-  const bot = spawnBot(emulator, sandbox, store.prefix, { METRICS_PORT: String(metricsPort) });
+  processes.startBot({ METRICS_PORT: String(metricsPort), TELEGRAM_POLL_TIMEOUT_SECONDS: "30" });
   try {
     const probe = emulator.user({ id: 19_999, first_name: "Probe", language_code: "en" });
     const ready = probe.waitForText("Welcome", { timeoutMs: 20_000 });
@@ -167,11 +165,7 @@ async function concurrentUsers(users: number, latencyMs: number) {
       ),
     };
   } finally {
-    bot.kill("SIGTERM");
-    await new Promise((resolve) => bot.once("exit", resolve));
-    await emulator.close();
-    await sandbox.close();
-    await store.cleanup();
+    await processes.stop();
   }
 }
 

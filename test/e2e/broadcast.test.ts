@@ -1,16 +1,9 @@
-import type { ChildProcess } from "node:child_process";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandbox, type Sandbox } from "../../src/sandbox/server.js";
-import {
-  type ChatUser,
-  createTelegramEmulator,
-  type TelegramEmulator,
-} from "../../src/telegram-emulator/index.js";
-import { spawnBot } from "../support/bot-process.js";
+import type { ChatUser, TelegramEmulator } from "../../src/telegram-emulator/index.js";
+import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
-import { testRedis } from "../support/redis.js";
-import { BOT_TOKEN, PROVIDER_TOKEN, type Stack, startStack } from "../support/stack.js";
+import { type Stack, startStack } from "../support/stack.js";
 
 // Above every subscriber id, so that the admin (a subscriber too) is the last recipient.
 const ADMIN = 99_000;
@@ -173,33 +166,22 @@ describe("admin broadcasts", () => {
 });
 
 describe("a broadcast when the bot is killed", () => {
-  let sandbox: Sandbox;
-  let emulator: TelegramEmulator;
-  const store = testRedis("broadcast-killed");
-  const processes: ChildProcess[] = [];
-  const start = () => {
-    const child = spawnBot(emulator, sandbox, store.prefix, {
+  let stack: ProcessStack;
+  beforeAll(async () => {
+    stack = await startProcessStack("broadcast-killed");
+  });
+  afterAll(() => stack.stop());
+
+  const start = () =>
+    stack.startBot({
       ADMIN_USER_IDS: String(ADMIN),
       BROADCAST_RATE: "20",
       BROADCAST_LOCK_SECONDS: "2",
       BROADCAST_PROGRESS_SECONDS: "1",
-      TELEGRAM_POLL_TIMEOUT_SECONDS: "1",
     });
-    processes.push(child);
-    return child;
-  };
-  beforeAll(async () => {
-    sandbox = await createSandbox({ token: PROVIDER_TOKEN });
-    emulator = await createTelegramEmulator({ bots: [{ token: BOT_TOKEN }] });
-  });
-  afterAll(async () => {
-    for (const child of processes) child.kill("SIGKILL");
-    await emulator.close();
-    await sandbox.close();
-    await store.cleanup();
-  });
 
   it("resumes after a restart and nobody gets it twice", async () => {
+    const { emulator } = stack;
     const first = start();
     const users = await subscribers(emulator, 9000, 60);
     const admin = emulator.user({ id: ADMIN, first_name: "Admin", language_code: "en" });

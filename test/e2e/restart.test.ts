@@ -1,14 +1,8 @@
-import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandbox, type Sandbox } from "../../src/sandbox/server.js";
-import {
-  createTelegramEmulator,
-  type TelegramEmulator,
-} from "../../src/telegram-emulator/index.js";
-import { spawnBot } from "../support/bot-process.js";
+import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
 import { testRedis } from "../support/redis.js";
-import { BOT_TOKEN, PROVIDER_TOKEN, type Stack, startStack } from "../support/stack.js";
+import { type Stack, startStack } from "../support/stack.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -70,35 +64,22 @@ describe("a restart of the bot", () => {
 });
 
 describe("the bot process killed in the middle of a top-up", () => {
-  let sandbox: Sandbox;
-  let emulator: TelegramEmulator;
-  const store = testRedis("killed");
-  const processes: ChildProcess[] = [];
-
+  let stack: ProcessStack;
   beforeAll(async () => {
-    sandbox = await createSandbox({ token: PROVIDER_TOKEN });
-    emulator = await createTelegramEmulator({ bots: [{ token: BOT_TOKEN }] });
+    stack = await startProcessStack("killed");
   });
-  afterAll(async () => {
-    for (const child of processes) child.kill("SIGKILL");
-    await emulator.close();
-    await sandbox.close();
-    await store.cleanup();
-  });
+  afterAll(() => stack.stop());
 
-  function startBot(): ChildProcess {
-    const child = spawnBot(emulator, sandbox, store.prefix, {
+  const startBot = () =>
+    stack.startBot({
       PROVIDER_TIMEOUT_MS: "20000",
-      TELEGRAM_POLL_TIMEOUT_SECONDS: "1",
       TOPUP_LOCK_SECONDS: "1",
       RECONCILE_INTERVAL_SECONDS: "1",
       RECONCILE_AFTER_SECONDS: "0",
     });
-    processes.push(child);
-    return child;
-  }
 
   it("tells the user the outcome after the restart, without a second top-up", async () => {
+    const { sandbox, emulator } = stack;
     const first = startBot();
     const user = emulator.user({ id: 6100, first_name: "Ki", language_code: "en" });
     await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package", 15_000);

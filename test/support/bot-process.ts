@@ -1,28 +1,62 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import type { Sandbox } from "../../src/sandbox/server.js";
-import type { TelegramEmulator } from "../../src/telegram-emulator/index.js";
-import { TEST_REDIS_URL } from "./redis.js";
+import { createSandbox, type Sandbox } from "../../src/sandbox/server.js";
+import {
+  createTelegramEmulator,
+  type TelegramEmulator,
+} from "../../src/telegram-emulator/index.js";
+import { TEST_REDIS_URL, testRedis } from "./redis.js";
 import { BOT_TOKEN, PROVIDER_TOKEN } from "./stack.js";
 
-/** The bot as its own process (`src/main.ts`), wired to an emulator, a sandbox and Redis. */
-export function spawnBot(
-  emulator: TelegramEmulator,
-  sandbox: Sandbox,
-  keyPrefix: string,
-  env: Record<string, string>,
-): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    env: {
-      PATH: process.env.PATH,
-      BOT_TOKEN,
-      TELEGRAM_API_ROOT: emulator.apiRoot,
-      PROVIDER_BASE_URL: sandbox.baseUrl(),
-      PROVIDER_TOKEN,
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_KEY_PREFIX: keyPrefix,
-      LOG_LEVEL: "warn",
-      ...env,
+/** The sandbox and the emulator in this process; the bot as processes of its own (`src/main.ts`). */
+export interface ProcessStack {
+  sandbox: Sandbox;
+  emulator: TelegramEmulator;
+  /** Starts one bot process with these variables on top of the stack's own. */
+  startBot(env?: Record<string, string>): ChildProcess;
+  /** Kills every bot process still running, then closes the rest. */
+  stop(): Promise<void>;
+}
+
+export async function startProcessStack(name: string): Promise<ProcessStack> {
+  const sandbox = await createSandbox({ token: PROVIDER_TOKEN });
+  const emulator = await createTelegramEmulator({ bots: [{ token: BOT_TOKEN }] });
+  const store = testRedis(name);
+  const processes: ChildProcess[] = [];
+  return {
+    sandbox,
+    emulator,
+    startBot(env = {}) {
+      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+        env: {
+          PATH: process.env.PATH,
+          BOT_TOKEN,
+          TELEGRAM_API_ROOT: emulator.apiRoot,
+          PROVIDER_BASE_URL: sandbox.baseUrl(),
+          PROVIDER_TOKEN,
+          REDIS_URL: TEST_REDIS_URL,
+          REDIS_KEY_PREFIX: store.prefix,
+          TELEGRAM_POLL_TIMEOUT_SECONDS: "1",
+          LOG_LEVEL: "warn",
+          ...env,
+        },
+        stdio: "ignore",
+      });
+      processes.push(child);
+      return child;
     },
-    stdio: "ignore",
-  });
+    async stop() {
+      await Promise.all(
+        processes
+          .filter((child) => child.exitCode === null && child.signalCode === null)
+          .map((child) => {
+            const exited = new Promise((resolve) => child.once("exit", resolve));
+            child.kill("SIGTERM");
+            return exited;
+          }),
+      );
+      await emulator.close();
+      await sandbox.close();
+      await store.cleanup();
+    },
+  };
 }
