@@ -13,6 +13,7 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 };
+const spread = (values: number[]) => ({ p50: percentile(values, 50), p99: percentile(values, 99) });
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 /** Presses a button and returns the time until the bot's edit of that message arrives. */
@@ -139,30 +140,9 @@ async function concurrentUsers(users: number, latencyMs: number) {
       topups: sandbox.topups.length,
       purchases: Number(purchases),
       wall,
-      toMenuP50: percentile(
-        results.map((r) => r.toMenu),
-        50,
-      ),
-      toMenuP99: percentile(
-        results.map((r) => r.toMenu),
-        99,
-      ),
-      browseP50: percentile(
-        results.map((r) => r.browse),
-        50,
-      ),
-      browseP99: percentile(
-        results.map((r) => r.browse),
-        99,
-      ),
-      totalP50: percentile(
-        results.map((r) => r.total),
-        50,
-      ),
-      totalP99: percentile(
-        results.map((r) => r.total),
-        99,
-      ),
+      toMenu: spread(results.map((r) => r.toMenu)),
+      browse: spread(results.map((r) => r.browse)),
+      total: spread(results.map((r) => r.total)),
     };
   } finally {
     await processes.stop();
@@ -202,11 +182,11 @@ console.log(
   `  completed ${load.completed}, top-ups in the sandbox ${load.topups}, purchases done ${load.purchases}, wall ${ms(load.wall)}`,
 );
 console.log(
-  `  /topup to menu (2 provider calls): p50 ${ms(load.toMenuP50)}, p99 ${ms(load.toMenuP99)}`,
+  `  /topup to menu (2 provider calls): p50 ${ms(load.toMenu.p50)}, p99 ${ms(load.toMenu.p99)}`,
 );
 console.log(
-  `  Renew to confirm screen (no provider call): p50 ${ms(load.browseP50)}, p99 ${ms(load.browseP99)}`,
+  `  Renew to confirm screen (no provider call): p50 ${ms(load.browse.p50)}, p99 ${ms(load.browse.p99)}`,
 );
 console.log(
-  `  whole journey (5 provider calls): p50 ${ms(load.totalP50)}, p99 ${ms(load.totalP99)}`,
+  `  whole journey (5 provider calls): p50 ${ms(load.total.p50)}, p99 ${ms(load.total.p99)}`,
 );

@@ -562,15 +562,20 @@ function upsertMessage(message) {
   } else {
     const element = renderMessage(message);
     element.classList.add("appear");
-    const later = [...state.elements.entries()]
-      .filter(([id]) => id > message.id)
-      .sort(([a], [b]) => a - b)[0];
-    if (later) later[1].before(element);
-    else ui.messages.append(element);
-    state.elements.set(message.id, element);
+    place(message.id, element);
   }
   regroup();
   if (stick || (!existing && !message.fromBot)) scrollToBottom();
+}
+
+/** Puts a new message element in id order among those shown. */
+function place(id, element) {
+  const later = [...state.elements.entries()]
+    .filter(([other]) => other > id)
+    .sort(([a], [b]) => a - b)[0];
+  if (later) later[1].before(element);
+  else ui.messages.append(element);
+  state.elements.set(id, element);
 }
 
 /** Shows `role`'s chat from a fresh snapshot; live events arriving meanwhile are applied after. */
@@ -607,12 +612,7 @@ async function loadChat(role) {
       continue;
     }
     const element = renderMessage(message);
-    const later = [...state.elements.entries()]
-      .filter(([id]) => id > message.id)
-      .sort(([a], [b]) => a - b)[0];
-    if (later) later[1].before(element);
-    else ui.messages.append(element);
-    state.elements.set(message.id, element);
+    place(message.id, element);
   }
   for (const [id, element] of state.elements) {
     if (!present.has(id)) {
