@@ -4,10 +4,10 @@
 import { performance } from "node:perf_hooks";
 import type { Message } from "grammy/types";
 import { Redis } from "ioredis";
-import type { ChatUser } from "../src/telegram-emulator/index.js";
 import { startProcessStack } from "../test/support/bot-process.js";
 import { TEST_REDIS_URL } from "../test/support/redis.js";
 import { type Stack, startStack } from "../test/support/stack.js";
+import type { ChatUser } from "../tools/telegram-emulator/index.js";
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,6 +1,6 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatUser, TelegramEmulator } from "../../src/telegram-emulator/index.js";
+import type { ChatUser, TelegramEmulator } from "../../tools/telegram-emulator/index.js";
 import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
 import { type Stack, startStack } from "../support/stack.js";

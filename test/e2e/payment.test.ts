@@ -1,6 +1,6 @@
 import type { Update } from "grammy/types";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ChatUser } from "../../src/telegram-emulator/index.js";
+import type { ChatUser } from "../../tools/telegram-emulator/index.js";
 import { buttonsOf, expectReply } from "../support/chat.js";
 import { BOT_TOKEN, type Stack, startStack } from "../support/stack.js";
 

@@ -7,17 +7,17 @@ import { setTimeout as sleep } from "node:timers/promises";
 import RedisMock from "ioredis-mock";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
 import {
   DEMO_BOT_TOKEN,
   type Playground,
   ROLES,
   startPlayground,
-} from "../../src/demo/playground.js";
-import { createLogger } from "../../src/logger.js";
+} from "../../tools/playground/playground.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SCREENSHOT = "test-output/playground.png";
-const README_SCREENSHOT = "test/screenshots/playground.png";
+const README_SCREENSHOT = "docs/images/playground.png";
 
 let playground: Playground;
 let browser: Browser;
@@ -160,7 +160,7 @@ describe("the playground page", () => {
     await page.screenshot({ path: SCREENSHOT, animations: "disabled" });
     // The README's copy changes only on purpose: it shows times and ids that differ every run.
     if (process.env.UPDATE_SCREENSHOTS === "1") {
-      await mkdir("test/screenshots", { recursive: true });
+      await mkdir("docs/images", { recursive: true });
       await copyFile(SCREENSHOT, README_SCREENSHOT);
     }
   }, 25_000);

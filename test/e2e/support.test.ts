@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisKeys } from "../../src/domain/redis-keys.js";
 import { type StoredAuditRecord, SupportAudit } from "../../src/domain/support-audit.js";
-import type { ChatUser, GroupDriver } from "../../src/telegram-emulator/index.js";
+import type { ChatUser, GroupDriver } from "../../tools/telegram-emulator/index.js";
 import { buttonsOf, expectReply } from "../support/chat.js";
 import { TEST_REDIS_URL } from "../support/redis.js";
 import { type Stack, startStack } from "../support/stack.js";

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createSandbox, type Sandbox } from "../../src/sandbox/server.js";
+import { createSandbox, type Sandbox } from "../../tools/sandbox/server.js";
 import {
   createTelegramEmulator,
   type TelegramEmulator,
-} from "../../src/telegram-emulator/index.js";
+} from "../../tools/telegram-emulator/index.js";
 import { TEST_REDIS_URL, testRedis } from "./redis.js";
 import { BOT_TOKEN, PROVIDER_TOKEN } from "./stack.js";
 

@@ -1,5 +1,5 @@
 import type { Message } from "grammy/types";
-import type { ChatUser } from "../../src/telegram-emulator/index.js";
+import type { ChatUser } from "../../tools/telegram-emulator/index.js";
 
 /** Does `act`, then waits for the bot's next message or edit whose text matches. */
 export async function expectReply(

@@ -2,11 +2,11 @@
 // Redis under a key prefix of the test's own, and the real bot application.
 import { type App, createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config/config.js";
-import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/sandbox/server.js";
+import { createSandbox, type Sandbox, type SandboxOptions } from "../../tools/sandbox/server.js";
 import {
   createTelegramEmulator,
   type TelegramEmulator,
-} from "../../src/telegram-emulator/index.js";
+} from "../../tools/telegram-emulator/index.js";
 import { captureLogs } from "./log-capture.js";
 import { TEST_REDIS_URL, testRedis } from "./redis.js";
 

@@ -1,5 +1,5 @@
 // The playground page: a Telegram-like chat for each simulated person (subscriber, support
-// group member, admin), driven by the JSON API and the Server-Sent Events of src/demo/web.ts.
+// group member, admin), driven by the JSON API and the Server-Sent Events of tools/playground/web.ts.
 // Plain DOM, no framework and no build step. Message text is only ever put into the page as
 // text nodes: never through innerHTML.
 

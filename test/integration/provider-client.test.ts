@@ -9,8 +9,8 @@ import {
   ProviderUnavailableError,
   TopupOutcomeUnknownError,
 } from "../../src/provider/errors.js";
-import { createSandbox, type Sandbox } from "../../src/sandbox/server.js";
-import type { DirectoryEntry } from "../../src/sandbox/types.js";
+import { createSandbox, type Sandbox } from "../../tools/sandbox/server.js";
+import type { DirectoryEntry } from "../../tools/sandbox/types.js";
 import { captureLogs } from "../support/log-capture.js";
 
 const TOKEN = "client-test-token";

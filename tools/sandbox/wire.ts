@@ -1,10 +1,9 @@
 // The JSON shapes the provider sends, per API version (spec sections 2 and 4, changelog 9).
 
-import type { ServiceKind } from "../domain/model.js";
 import { CATALOGUE } from "./bouquets.js";
 import type { FailureCode } from "./codes.js";
 import type { ConnectionState, CustomerState, SandboxState } from "./state.js";
-import type { ApiVersion, SandboxTransaction, WireTransaction } from "./types.js";
+import type { ApiVersion, SandboxTransaction, ServiceKind, WireTransaction } from "./types.js";
 
 // A type alias (not an interface) so it passes as the Record a transform fault receives.
 export type ProviderResponse = {

@@ -8,7 +8,7 @@ import {
   type TopupServiceOptions,
 } from "../../src/domain/topup.js";
 import { ProviderClient } from "../../src/provider/client.js";
-import { createSandbox, type Sandbox } from "../../src/sandbox/server.js";
+import { createSandbox, type Sandbox } from "../../tools/sandbox/server.js";
 import { captureLogs } from "../support/log-capture.js";
 import { deleteByPrefix, testRedis } from "../support/redis.js";
 

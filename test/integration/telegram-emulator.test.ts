@@ -5,7 +5,7 @@ import {
   createTelegramEmulator,
   type EmulatorEvent,
   type TelegramEmulator,
-} from "../src/telegram-emulator/index.js";
+} from "../../tools/telegram-emulator/index.js";
 
 const TOKEN = "123456:TEST-secret_token";
 const BOT_ID = 123456;

@@ -3,13 +3,13 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { isValidTimeZone } from "../provider/datetime.js";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
 import { Delays } from "./delays.js";
 import { FaultTable, respond } from "./faults.js";
 import { parseJson, readBody, sendJson } from "./http.js";
 import { performOperation } from "./operations.js";
 import { SandboxState } from "./state.js";
+import { isValidTimeZone } from "./time.js";
 import {
   API_VERSIONS,
   type ApiVersion,

@@ -1,13 +1,13 @@
 import { DateTime } from "luxon";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseBouquetName } from "../src/provider/bouquet-name.js";
+import { parseBouquetName } from "../../src/provider/bouquet-name.js";
 import {
   createSandbox,
   FAILURE_CODES,
   type Sandbox,
   type SandboxOperation,
   type WireTransaction,
-} from "../src/sandbox/server.js";
+} from "../../tools/sandbox/server.js";
 
 // The sandbox runs in a zone with a non-whole-hour offset so a zone bug cannot hide, on a
 // controllable clock so expiry needs no real waiting. 06:15 UTC is 12:00:00 in Kathmandu.

@@ -2,7 +2,7 @@
 // convention (period in capitals in parentheses, `[AddOn]` on TV add-ons); a few prices
 // have decimals and a few codes are longer than 64 bytes, the limit of Telegram callback data.
 
-import type { ServiceKind } from "../domain/model.js";
+import type { ServiceKind } from "./types.js";
 
 export interface CatalogueBouquet {
   code: string;

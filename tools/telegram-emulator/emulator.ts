@@ -2,12 +2,49 @@
 // talks to over HTTP (`client.apiRoot`), plus the handles tests and the playground use to
 // act as users, inject updates and faults, and look at what the bot did.
 
+import type { Update } from "grammy/types";
 import { ChatUser, GroupDriver } from "./driver.js";
 import { setBlocked } from "./membership.js";
 import { findMethod } from "./methods/registry.js";
 import { startServer } from "./server.js";
-import type { TelegramEmulator, TelegramEmulatorOptions } from "./types.js";
+import type {
+  ApiCall,
+  BotRef,
+  DriverOptions,
+  EmulatorEvent,
+  FloodLimit,
+  ForcedError,
+  GroupSpec,
+  StoredFile,
+  StoredMessage,
+  TelegramEmulatorOptions,
+  UpdateInput,
+  UserSpec,
+} from "./types.js";
 import { World } from "./world.js";
+
+export interface TelegramEmulator {
+  /** For grammY's `client.apiRoot`, e.g. "http://127.0.0.1:40123". */
+  readonly apiRoot: string;
+  close(): Promise<void>;
+  /** A user with a private chat with the bot; cheap, and the bot can message them at once. */
+  user(spec: UserSpec, options?: DriverOptions): ChatUser;
+  group(spec: GroupSpec, options?: DriverOptions): GroupDriver;
+  /** Queues a raw update as is (a duplicate update_id included); undefined when allowed_updates filters it. */
+  injectUpdate(bot: BotRef, update: UpdateInput): Update | undefined;
+  blockUser(userId: number, bot?: BotRef): void;
+  unblockUser(userId: number, bot?: BotRef): void;
+  /** The next `times` calls of `method` fail with `error` instead of running. */
+  failNext(method: string, error: ForcedError, times?: number): void;
+  /** Replaces the flood rule (undefined: none); counting starts afresh. */
+  setFloodLimit(limit: FloodLimit | undefined): void;
+  calls(method?: string): ApiCall[];
+  /** Every message of a chat, deleted ones included, oldest first. */
+  messages(chatId: number, bot?: BotRef): StoredMessage[];
+  file(fileId: string): StoredFile | undefined;
+  /** Returns the unsubscribe function. */
+  onEvent(listener: (event: EmulatorEvent) => void): () => void;
+}
 
 export async function createTelegramEmulator(
   options: TelegramEmulatorOptions = {},

@@ -1,8 +1,8 @@
 // Standalone sandbox (`npm run sandbox`), configured from the environment, for running the
 // bot or a playground against it by hand.
 
-import { isValidTimeZone } from "../provider/datetime.js";
 import { createSandbox } from "./server.js";
+import { isValidTimeZone } from "./time.js";
 import { API_VERSIONS } from "./types.js";
 
 interface StandaloneConfig {

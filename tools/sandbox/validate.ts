@@ -1,8 +1,8 @@
 // Request-shape checks. A malformed request is the caller's bug, not a business outcome,
 // so these throw RequestError, which the server answers with HTTP 400 naming the field.
 
-import { SERVICE_KINDS, type ServiceKind } from "../domain/model.js";
 import type { FailureCode } from "./codes.js";
+import { SERVICE_KINDS, type ServiceKind } from "./types.js";
 
 export type JsonObject = Record<string, unknown>;
 

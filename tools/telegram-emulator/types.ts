@@ -2,7 +2,6 @@
 // records and the events a live UI can follow.
 
 import type { Message, ResponseParameters, Update } from "grammy/types";
-import type { ChatUser, GroupDriver } from "./driver.js";
 import type { ReplyMarkup } from "./reply-markup.js";
 
 export interface TelegramEmulatorOptions {
@@ -122,26 +121,3 @@ export type EmulatorEvent =
 
 /** An update to inject; update_id is assigned when absent. */
 export type UpdateInput = Omit<Update, "update_id"> & { update_id?: number };
-
-export interface TelegramEmulator {
-  /** For grammY's `client.apiRoot`, e.g. "http://127.0.0.1:40123". */
-  readonly apiRoot: string;
-  close(): Promise<void>;
-  /** A user with a private chat with the bot; cheap, and the bot can message them at once. */
-  user(spec: UserSpec, options?: DriverOptions): ChatUser;
-  group(spec: GroupSpec, options?: DriverOptions): GroupDriver;
-  /** Queues a raw update as is (a duplicate update_id included); undefined when allowed_updates filters it. */
-  injectUpdate(bot: BotRef, update: UpdateInput): Update | undefined;
-  blockUser(userId: number, bot?: BotRef): void;
-  unblockUser(userId: number, bot?: BotRef): void;
-  /** The next `times` calls of `method` fail with `error` instead of running. */
-  failNext(method: string, error: ForcedError, times?: number): void;
-  /** Replaces the flood rule (undefined: none); counting starts afresh. */
-  setFloodLimit(limit: FloodLimit | undefined): void;
-  calls(method?: string): ApiCall[];
-  /** Every message of a chat, deleted ones included, oldest first. */
-  messages(chatId: number, bot?: BotRef): StoredMessage[];
-  file(fileId: string): StoredFile | undefined;
-  /** Returns the unsubscribe function. */
-  onEvent(listener: (event: EmulatorEvent) => void): () => void;
-}

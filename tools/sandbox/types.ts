@@ -1,6 +1,7 @@
 // Public types of the sandbox, shared by its modules and re-exported from server.ts.
 
-import type { ServiceKind } from "../domain/model.js";
+export const SERVICE_KINDS = ["tv", "internet", "iptv"] as const;
+export type ServiceKind = (typeof SERVICE_KINDS)[number];
 
 export const SANDBOX_OPERATIONS = [
   "get-customer-information",

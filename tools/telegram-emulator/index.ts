@@ -1,7 +1,7 @@
 // Public entry point of the Telegram Bot API emulator.
 
 export type { ChatUser, GroupDriver, WaitOptions } from "./driver.js";
-export { createTelegramEmulator } from "./emulator.js";
+export { createTelegramEmulator, type TelegramEmulator } from "./emulator.js";
 export type { ReplyMarkup } from "./reply-markup.js";
 export type {
   ApiCall,
@@ -17,7 +17,6 @@ export type {
   MemberStatus,
   StoredFile,
   StoredMessage,
-  TelegramEmulator,
   TelegramEmulatorOptions,
   UpdateInput,
   UserSpec,

@@ -2,8 +2,8 @@
 // to the sandbox clock's current day, so the same clock always yields the same data and
 // the mix of expired / ending soon / long-running subscriptions never goes stale.
 
-import type { ServiceKind } from "../domain/model.js";
 import { LONG_INTERNET_CODE, LONG_TV_CODE } from "./bouquets.js";
+import type { ServiceKind } from "./types.js";
 
 type Status = "active" | "inactive";
 

@@ -4,12 +4,16 @@
 
 import { randomBytes } from "node:crypto";
 import { DateTime, type DurationLike } from "luxon";
-import type { BillingPeriod, ServiceKind } from "../domain/model.js";
-import { parseBouquetName } from "../provider/bouquet-name.js";
-import { formatProviderDateTime } from "../provider/datetime.js";
 import { type CatalogueBouquet, findBouquet } from "./bouquets.js";
 import { CUSTOMER_SEEDS, type CustomerSeed } from "./data.js";
-import type { ApiVersion, DirectoryEntry, RecordedRequest, SandboxTransaction } from "./types.js";
+import { formatWallClock } from "./time.js";
+import type {
+  ApiVersion,
+  DirectoryEntry,
+  RecordedRequest,
+  SandboxTransaction,
+  ServiceKind,
+} from "./types.js";
 
 export interface SubscriptionState {
   code: string;
@@ -52,18 +56,19 @@ export interface TopupInput {
   now: Date;
 }
 
-const PERIOD_LENGTH: Record<BillingPeriod, DurationLike> = {
-  monthly: { months: 1 },
-  quarterly: { months: 3 },
-  "half-yearly": { months: 6 },
-  yearly: { months: 12 },
+const PERIOD_LENGTH: Record<string, DurationLike> = {
+  MONTHLY: { months: 1 },
+  QUARTERLY: { months: 3 },
+  "HALF YEARLY": { months: 6 },
+  YEARLY: { months: 12 },
 };
 /** For a bouquet whose name carries no recognised period. */
 const FALLBACK_LENGTH: DurationLike = { days: 30 };
 
+/** The catalogue's names end with their period in capitals in parentheses. */
 function periodLength(bouquetName: string): DurationLike {
-  const { period } = parseBouquetName(bouquetName);
-  return period ? PERIOD_LENGTH[period] : FALLBACK_LENGTH;
+  const period = /\(([A-Z ]+)\)\s*$/.exec(bouquetName)?.[1] ?? "";
+  return PERIOD_LENGTH[period] ?? FALLBACK_LENGTH;
 }
 
 /** Digits of a phone-like code without the 977 country code; null when it is not phone-like. */
@@ -99,7 +104,7 @@ export class SandboxState {
   }
 
   format(at: Date): string {
-    return formatProviderDateTime(at, this.timeZone);
+    return formatWallClock(at, this.timeZone);
   }
 
   /** By cuid, STB number, username or mobile number, in that order. */
