@@ -1,26 +1,41 @@
-// The composition root: builds every part from the configuration and starts and stops them.
+// The composition root: builds every part from the configuration, wires the adapters into
+// the domain and the bot, and starts and stops them.
 import type { Server } from "node:http";
 import { type RunnerHandle, run } from "@grammyjs/runner";
 import { Api } from "grammy";
 import { Redis } from "ioredis";
+import type { Logger } from "./adapters/logger.js";
+import { Metrics } from "./adapters/metrics.js";
+import { ProviderClient } from "./adapters/provider/client.js";
+import {
+  BroadcastQueue,
+  type BroadcastRunner,
+  InProcessBroadcasts,
+} from "./adapters/queue/broadcasts.js";
+import { RedisBroadcasts } from "./adapters/redis/broadcasts.js";
+import { RedisDrafts } from "./adapters/redis/drafts.js";
+import { RedisJournal } from "./adapters/redis/journal.js";
+import { redisKeys } from "./adapters/redis/keys.js";
+import { RedisLookupRefs } from "./adapters/redis/lookup-refs.js";
+import { RedisPurchaseGuards } from "./adapters/redis/purchase-guards.js";
+import { RedisSessionStorage } from "./adapters/redis/sessions.js";
+import { RedisSubscribers } from "./adapters/redis/subscribers.js";
+import { RedisAuditLog } from "./adapters/redis/support-audit.js";
+import { RedisUpdateLog } from "./adapters/redis/updates.js";
 import { createBot } from "./bot/bot.js";
 import { registerCommands } from "./bot/commands.js";
+import type { SessionData } from "./bot/context.js";
 import type { BotDeps } from "./bot/deps.js";
 import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
-import { ValueFormatter } from "./bot/format/values.js";
-import { createI18n } from "./bot/i18n.js";
-import { RedisSessionStorage } from "./bot/session-storage.js";
-import { BroadcastQueue, type BroadcastRunner, InProcessBroadcasts } from "./broadcast-queue.js";
-import type { Config } from "./config/config.js";
-import { BroadcastSender, BroadcastStore } from "./domain/broadcast.js";
-import { Journal } from "./domain/journal.js";
+import { TelegramOutcomes } from "./bot/features/topup/outcomes.js";
+import { configureApi } from "./bot/shared/api.js";
+import { createI18n } from "./bot/shared/i18n.js";
+import { ValueFormatter } from "./bot/shared/values.js";
+import type { Config } from "./config.js";
+import { BroadcastSender } from "./domain/broadcast.js";
+import { OutcomeTeller } from "./domain/outcomes.js";
 import { Reconciler } from "./domain/reconciler.js";
-import { redisKeys } from "./domain/redis-keys.js";
-import { SubscriberRegistry } from "./domain/subscribers.js";
 import { TopupService } from "./domain/topup.js";
-import type { Logger } from "./logger.js";
-import { Metrics } from "./metrics.js";
-import { ProviderClient } from "./provider/client.js";
 
 const SESSION_TTL_SECONDS = 90 * 86_400;
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
@@ -43,13 +58,12 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const redis = options.redis ?? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
   const keys = redisKeys(config.redisKeyPrefix);
   const provider = new ProviderClient({ ...config.provider, logger });
-  const journal = new Journal(redis, keys);
+  const journal = new RedisJournal(redis, keys);
   const window = config.topup.verifyWindowMs;
   const topups = new TopupService(
     provider,
     journal,
-    redis,
-    keys,
+    new RedisPurchaseGuards(redis, keys),
     {
       checkoutTtlMs: config.provider.checkoutTtlSeconds * 1000,
       checkoutSafetyMarginMs: config.topup.checkoutSafetyMarginMs,
@@ -62,8 +76,8 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   );
   const i18n = createI18n();
   const metrics = new Metrics();
-  const subscribers = new SubscriberRegistry(redis, keys);
-  const broadcasts = new BroadcastStore(redis, keys);
+  const subscribers = new RedisSubscribers(redis, keys);
+  const broadcasts = new RedisBroadcasts(redis, keys);
   const formatters = new Map<string, ValueFormatter>();
   const formatter = (locale: string) => {
     let found = formatters.get(locale);
@@ -73,12 +87,16 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     }
     return found;
   };
-  const broadcastPorts = new TelegramBroadcastPorts(
-    new Api(config.botToken, { apiRoot: config.telegramApiRoot }),
+  const telegramApi = (retryAttempts?: number) =>
+    configureApi(new Api(config.botToken, { apiRoot: config.telegramApiRoot }), retryAttempts);
+  // Outside updates: outcomes with the bot's retries; broadcasts pace themselves.
+  const outcomes = new TelegramOutcomes(
+    telegramApi(config.telegram.retryAttempts),
     i18n,
     formatter,
-    logger,
   );
+  const teller = new OutcomeTeller(journal, outcomes, logger);
+  const broadcastPorts = new TelegramBroadcastPorts(telegramApi(), i18n, formatter, logger);
   const sender = new BroadcastSender(
     broadcasts,
     subscribers,
@@ -102,28 +120,25 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     provider,
     topups,
     journal,
-    redis,
-    keys,
-    sessions: new RedisSessionStorage(redis, keys, SESSION_TTL_SECONDS),
+    teller,
+    sessions: new RedisSessionStorage<SessionData>(redis, keys, SESSION_TTL_SECONDS),
+    updates: new RedisUpdateLog(redis, keys),
+    drafts: new RedisDrafts(redis, keys, Math.ceil(config.sessionIdleMs / 1000)),
+    audit: new RedisAuditLog(redis, keys),
+    lookupRefs: new RedisLookupRefs(redis, keys),
     i18n,
     formatter,
     subscribers,
     broadcasts,
     enqueueBroadcast: (id) => queue.enqueue(id),
+    previewBroadcast: (chatId, language, content) => broadcastPorts.send(chatId, language, content),
     now: Date.now,
   };
-  const telegram = {
-    token: config.botToken,
-    apiRoot: config.telegramApiRoot,
-    retryAttempts: config.telegram.retryAttempts,
-  };
-  const { bot, purchases, messenger } = createBot(telegram, deps, (chatId, language, content) =>
-    broadcastPorts.send(chatId, language, content),
-  );
+  const { bot, purchases } = createBot(deps, outcomes);
   const reconciler = new Reconciler(
     journal,
     topups,
-    (entry) => messenger.deliverEntry(entry),
+    teller,
     { intervalMs: config.topup.reconcileIntervalMs, staleAfterMs: config.topup.reconcileAfterMs },
     logger,
   );

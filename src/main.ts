@@ -1,6 +1,7 @@
+// The process: configuration, logger and app; exit codes and signals.
+import { createLogger } from "./adapters/logger.js";
 import { createApp } from "./app.js";
-import { ConfigError, loadConfig } from "./config/config.js";
-import { createLogger, errorFields } from "./logger.js";
+import { ConfigError, loadConfig } from "./config.js";
 
 function loadConfigOrExit() {
   try {
@@ -30,6 +31,6 @@ process.once("SIGTERM", () => void stop("SIGTERM"));
 try {
   await app.start();
 } catch (error) {
-  logger.fatal(errorFields(error), "could not start");
+  logger.fatal({ err: error }, "could not start");
   process.exit(1);
 }

@@ -1,60 +1,39 @@
-import { autoRetry } from "@grammyjs/auto-retry";
+// The bot: the middleware every update passes, then one Composer per feature.
 import type { VersionedState } from "@grammyjs/conversations";
-import { type ConversationData, conversations, createConversation } from "@grammyjs/conversations";
+import { type ConversationData, conversations } from "@grammyjs/conversations";
 import { sequentialize } from "@grammyjs/runner";
 import { Bot, type Context, session } from "grammy";
-import { errorFields } from "../logger.js";
 import type { BotContext, FlowContext } from "./context.js";
 import type { BotDeps } from "./deps.js";
-import {
-  BROADCAST,
-  createBroadcastConversation,
-  type Preview,
-} from "./features/broadcast/conversation.js";
-import { createBroadcastCommands } from "./features/broadcast/index.js";
+import { createBroadcast } from "./features/broadcast/index.js";
 import { createRegistry } from "./features/broadcast/registry.js";
-import { cancel } from "./features/cancel.js";
-import { fallback } from "./features/fallback.js";
-import { language } from "./features/language.js";
+import { cancel } from "./features/cancel/index.js";
+import { fallback } from "./features/fallback/index.js";
+import { language } from "./features/language/index.js";
+import { start } from "./features/start/index.js";
 import { createSupport } from "./features/support/index.js";
-import { createTopupEntry } from "./features/topup/entry.js";
-import { createIdentify, IDENTIFY } from "./features/topup/identify.js";
+import { createTopup } from "./features/topup/index.js";
 import { FLOW_VERSION } from "./features/topup/journey.js";
-import { createMenu } from "./features/topup/menu.js";
+import type { TelegramOutcomes } from "./features/topup/outcomes.js";
 import { PurchaseRunner } from "./features/topup/purchase.js";
-import { welcome } from "./features/welcome.js";
-import { dropDuplicateUpdates } from "./middleware/dedupe.js";
-import { OutcomeMessenger } from "./outcome-messenger.js";
-
-export interface TelegramOptions {
-  token: string;
-  apiRoot: string;
-  retryAttempts: number;
-}
+import { configureApi } from "./shared/api.js";
+import { dropDuplicateUpdates } from "./shared/dedupe.js";
+import { errorBoundary } from "./shared/error-boundary.js";
 
 export interface BotParts {
   bot: Bot<BotContext>;
   purchases: PurchaseRunner;
-  messenger: OutcomeMessenger;
 }
-
-/** Telegram's 429 and 5xx are retried, a bounded number of times. */
-const retries = (attempts: number) =>
-  autoRetry({
-    maxRetryAttempts: attempts,
-    maxDelaySeconds: 60,
-    rethrowInternalServerErrors: false,
-  });
 
 type StoredFlow = VersionedState<ConversationData>;
 
-export function createBot(telegram: TelegramOptions, deps: BotDeps, preview: Preview): BotParts {
-  const bot = new Bot<BotContext>(telegram.token, { client: { apiRoot: telegram.apiRoot } });
-  bot.api.config.use(retries(telegram.retryAttempts));
-  const messenger = new OutcomeMessenger(bot.api, deps.i18n, deps.formatter);
-  const purchases = new PurchaseRunner(deps, deps.topups, messenger, bot.api, deps.logger);
+export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
+  const { config } = deps;
+  const bot = new Bot<BotContext>(config.botToken, { client: { apiRoot: config.telegramApiRoot } });
+  configureApi(bot.api, config.telegram.retryAttempts);
+  const purchases = new PurchaseRunner(deps, outcomes);
 
-  // One user's updates in order; different users in parallel.
+  // One chat's updates in order; different chats in parallel.
   bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
   bot.use(async (ctx, next) => {
     const stopTimer = deps.metrics.updateSeconds.startTimer({
@@ -66,7 +45,7 @@ export function createBot(telegram: TelegramOptions, deps: BotDeps, preview: Pre
       stopTimer();
     }
   });
-  bot.use(dropDuplicateUpdates(deps.redis, deps.keys, deps.logger));
+  bot.use(dropDuplicateUpdates(deps.updates, deps.logger));
   bot.use(
     session({
       initial: () => ({}),
@@ -105,42 +84,21 @@ export function createBot(telegram: TelegramOptions, deps: BotDeps, preview: Pre
       onExit: (_id, ctx) => {
         ctx.flowExpired = true;
       },
-      // Conversations build their own Api objects, without bot.api's transformers.
       plugins: [
         async (ctx, next) => {
-          ctx.api.config.use(retries(telegram.retryAttempts));
+          configureApi(ctx.api, config.telegram.retryAttempts);
           await next();
         },
       ],
     }),
   );
-  // Installed before the commands so that they can enter it; the conversation passes commands
-  // and foreign buttons on to them (see identify.ts).
-  bot.use(
-    createConversation(createIdentify(deps), {
-      id: IDENTIFY,
-      maxMillisecondsToWait: deps.config.sessionIdleMs,
-    }),
-  );
-  bot.use(
-    createConversation(createBroadcastConversation(deps, preview), {
-      id: BROADCAST,
-      maxMillisecondsToWait: deps.config.sessionIdleMs,
-    }),
-  );
-  bot.use(welcome, language, cancel, createTopupEntry(deps), createBroadcastCommands(deps));
-  bot.use(createMenu(deps, purchases));
+  bot.use(createTopup(deps, purchases));
+  bot.use(createBroadcast(deps));
+  bot.use(start, language, cancel);
   bot.use(createSupport(deps));
   bot.use(fallback);
 
-  bot.catch(async ({ error, ctx }) => {
-    deps.logger.error({ ...errorFields(error), updateId: ctx.update.update_id }, "update failed");
-    try {
-      if (ctx.callbackQuery) await ctx.answerCallbackQuery(ctx.t("error-generic"));
-      else if (ctx.chat?.type === "private") await ctx.reply(ctx.t("error-generic"));
-    } catch {
-      // Telegram itself is failing; the log above is all we can do.
-    }
-  });
-  return { bot, purchases, messenger };
+  const supportGroups = new Set(config.supportChatIds);
+  bot.catch(errorBoundary(deps.i18n, deps.logger, (chatId) => supportGroups.has(chatId)));
+  return { bot, purchases };
 }

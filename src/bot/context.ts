@@ -16,7 +16,7 @@ export interface SessionData {
   conversation?: unknown;
 }
 
-export interface FlowFlags {
+interface FlowFlags {
   /** Set when this update arrived for a flow that expired or was made obsolete by a deploy. */
   flowExpired?: boolean;
 }

@@ -1,34 +1,46 @@
 import type { I18n } from "@grammyjs/i18n";
-import type { Redis } from "ioredis";
-import type { Config } from "../config/config.js";
-import type { BroadcastStore } from "../domain/broadcast.js";
-import type { Journal } from "../domain/journal.js";
-import type { RedisKeys } from "../domain/redis-keys.js";
-import type { SubscriberRegistry } from "../domain/subscribers.js";
+import type { StorageAdapter } from "grammy";
+import type { Logger } from "../adapters/logger.js";
+import type { Metrics } from "../adapters/metrics.js";
+import type { Config } from "../config.js";
+import type { BroadcastContent, BroadcastStore } from "../domain/broadcast.js";
+import type { JournalStore } from "../domain/journal.js";
+import type { OutcomeTeller } from "../domain/outcomes.js";
+import type { ProviderPort } from "../domain/ports.js";
+import type { SubscriberStore } from "../domain/subscribers.js";
+import type { LookupRefStore } from "../domain/support.js";
+import type { AuditLog } from "../domain/support-audit.js";
 import type { TopupService } from "../domain/topup.js";
-import type { Logger } from "../logger.js";
-import type { Metrics } from "../metrics.js";
-import type { ProviderApi } from "../provider/client.js";
-import type { BotContext } from "./context.js";
-import type { ValueFormatter } from "./format/values.js";
-import type { RedisSessionStorage } from "./session-storage.js";
+import type { BotContext, SessionData } from "./context.js";
+import type { UpdateLog } from "./shared/dedupe.js";
+import type { ValueFormatter } from "./shared/values.js";
+
+/** Values prepared for a chat outside its updates, taken by the chat's own next update. */
+interface DraftStore {
+  put(chatId: number, id: string, value: unknown): Promise<void>;
+  take(chatId: number, id: string): Promise<unknown>;
+}
 
 /** What the Telegram layer needs from the rest of the application. */
 export interface BotDeps {
   config: Config;
   logger: Logger;
   metrics: Metrics;
-  provider: ProviderApi;
+  provider: ProviderPort;
   topups: TopupService;
-  journal: Journal;
-  sessions: RedisSessionStorage;
-  /** The shared Redis connection and its keys (support audit and Refresh ids). */
-  redis: Redis;
-  keys: RedisKeys;
-  subscribers: SubscriberRegistry;
+  journal: JournalStore;
+  teller: OutcomeTeller;
+  sessions: StorageAdapter<SessionData>;
+  updates: UpdateLog;
+  drafts: DraftStore;
+  audit: AuditLog;
+  lookupRefs: LookupRefStore;
+  subscribers: SubscriberStore;
   broadcasts: BroadcastStore;
   /** Hands a stored broadcast to the sending queue. */
   enqueueBroadcast(id: string): Promise<void>;
+  /** Sends a broadcast's content to one chat exactly as recipients will see it. */
+  previewBroadcast(chatId: number, language: string, content: BroadcastContent): Promise<void>;
   i18n: I18n<BotContext>;
   formatter(locale: string): ValueFormatter;
   now(): number;

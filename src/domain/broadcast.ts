@@ -2,11 +2,9 @@
 // Each recipient is claimed before its message is sent, so a restart resumes where it stopped
 // and nobody gets the message twice (a crash right after a claim loses that one message).
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Redis } from "ioredis";
-import { errorFields, type Logger } from "../logger.js";
 import type { ServiceKind } from "./model.js";
-import type { RedisKeys } from "./redis-keys.js";
-import type { Audience, SubscriberRegistry } from "./subscribers.js";
+import type { Log } from "./ports.js";
+import type { Audience, SubscriberStore } from "./subscribers.js";
 
 export interface PlanGroup {
   /** A billing period, "addon" or "other". */
@@ -15,8 +13,11 @@ export interface PlanGroup {
 }
 
 export type BroadcastContent =
-  /** The admin's own message, copied as it is (formatting, photo and caption included). */
-  | { kind: "copy"; fromChatId: number; messageId: number }
+  /**
+   * The admin's own message, copied as it is (formatting, photo and caption included);
+   * `message` is the delivery port's own reference to it.
+   */
+  | { kind: "copy"; message: string }
   /** Plan information, rendered in each recipient's language. */
   | { kind: "plans"; service: ServiceKind; groups: PlanGroup[] };
 
@@ -27,9 +28,11 @@ export interface Recipient {
 
 export interface BroadcastRecord {
   id: string;
-  adminChatId: number;
+  /** The admin who sent it; the reports go to them. */
+  admin: number;
   adminLanguage: string;
-  progressMessageId: number;
+  /** The delivery port's reference to the progress report it keeps up to date. */
+  progressReport: string;
   content: BroadcastContent;
   audience: Audience;
   createdAt: number;
@@ -55,72 +58,20 @@ export interface BroadcastPorts {
   report(record: BroadcastRecord, counts: BroadcastCounts, phase: BroadcastPhase): Promise<void>;
 }
 
-export class BroadcastStore {
-  constructor(
-    private readonly redis: Redis,
-    private readonly keys: RedisKeys,
-  ) {}
-
-  async create(record: BroadcastRecord, recipients: Recipient[]): Promise<void> {
-    const transaction = this.redis
-      .multi()
-      .hset(this.keys.broadcast(record.id), "record", JSON.stringify(record))
-      .sadd(this.keys.broadcastsRunning, record.id);
-    if (recipients.length > 0) {
-      transaction.rpush(
-        this.keys.broadcastRecipients(record.id),
-        ...recipients.map((r) => `${r.id}:${r.language}`),
-      );
-    }
-    await transaction.exec();
-  }
-
-  async get(id: string): Promise<BroadcastRecord | null> {
-    const raw = await this.redis.hget(this.keys.broadcast(id), "record");
-    return raw === null ? null : (JSON.parse(raw) as BroadcastRecord);
-  }
-
-  async recipients(id: string): Promise<Recipient[]> {
-    const list = await this.redis.lrange(this.keys.broadcastRecipients(id), 0, -1);
-    return list.map((item) => {
-      const [recipientId, language] = item.split(":");
-      return { id: Number(recipientId), language: language ?? "en" };
-    });
-  }
-
-  async progress(id: string): Promise<Map<number, RecipientState>> {
-    const hash = await this.redis.hgetall(this.keys.broadcastProgress(id));
-    return new Map(
-      Object.entries(hash).map(([key, state]) => [Number(key), state as RecipientState]),
-    );
-  }
-
+/** A broadcast's record, its recipients and who has been claimed, sent or failed. */
+export interface BroadcastStore {
+  create(record: BroadcastRecord, recipients: Recipient[]): Promise<void>;
+  get(id: string): Promise<BroadcastRecord | null>;
+  recipients(id: string): Promise<Recipient[]>;
+  progress(id: string): Promise<Map<number, RecipientState>>;
   /** True when this recipient was not claimed before (by this or an earlier run). */
-  async claim(id: string, recipientId: number): Promise<boolean> {
-    const field = String(recipientId);
-    return (await this.redis.hsetnx(this.keys.broadcastProgress(id), field, "claimed")) === 1;
-  }
-
-  async mark(id: string, recipientId: number, state: Exclude<RecipientState, "claimed">) {
-    await this.redis.hset(this.keys.broadcastProgress(id), recipientId, state);
-  }
-
-  async cancel(id: string): Promise<void> {
-    await this.redis.hset(this.keys.broadcast(id), "cancelled", "1");
-  }
-
-  async isCancelled(id: string): Promise<boolean> {
-    return (await this.redis.hget(this.keys.broadcast(id), "cancelled")) === "1";
-  }
-
-  async finish(id: string): Promise<void> {
-    await this.redis.srem(this.keys.broadcastsRunning, id);
-  }
-
-  /** Broadcasts not finished yet, for /broadcast_cancel. */
-  running(): Promise<string[]> {
-    return this.redis.smembers(this.keys.broadcastsRunning);
-  }
+  claim(id: string, recipientId: number): Promise<boolean>;
+  mark(id: string, recipientId: number, state: Exclude<RecipientState, "claimed">): Promise<void>;
+  cancel(id: string): Promise<void>;
+  isCancelled(id: string): Promise<boolean>;
+  finish(id: string): Promise<void>;
+  /** Broadcasts not finished yet. */
+  running(): Promise<string[]>;
 }
 
 export interface BroadcastSenderOptions {
@@ -146,10 +97,10 @@ export function countProgress(
 export class BroadcastSender {
   constructor(
     private readonly store: BroadcastStore,
-    private readonly registry: SubscriberRegistry,
+    private readonly registry: SubscriberStore,
     private readonly ports: BroadcastPorts,
     private readonly options: BroadcastSenderOptions,
-    private readonly logger: Logger,
+    private readonly log: Log,
   ) {}
 
   async run(id: string): Promise<BroadcastCounts> {
@@ -178,7 +129,7 @@ export class BroadcastSender {
         result = await this.ports.deliver(recipient, record.content);
         if (typeof result === "string") break;
         // Flood control: everybody waits, then the same recipient is tried again.
-        this.logger.warn(
+        this.log.warn(
           { broadcastId: id, retryAfter: result.retryAfterSeconds },
           "broadcast slowed down by Telegram",
         );
@@ -198,7 +149,7 @@ export class BroadcastSender {
     const counts = countProgress(record.total, progress);
     await this.store.finish(id);
     await this.quietly(this.ports.report(record, counts, cancelled ? "cancelled" : "done"));
-    this.logger.info({ broadcastId: id, ...counts, cancelled }, "broadcast finished");
+    this.log.info({ broadcastId: id, ...counts, cancelled }, "broadcast finished");
     return counts;
   }
 
@@ -206,7 +157,7 @@ export class BroadcastSender {
     try {
       await task;
     } catch (error) {
-      this.logger.warn(errorFields(error), "could not report broadcast progress");
+      this.log.warn({ err: error }, "could not report broadcast progress");
     }
   }
 }

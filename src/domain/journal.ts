@@ -1,6 +1,7 @@
-import type { Redis } from "ioredis";
+// The top-up journal: the durable record of every top-up attempt that makes top-ups
+// exactly-once. Written before the top-up call; an existing entry means "resolve it with
+// txn-status", never "call top-up again".
 import type { BillingPeriod, ServiceKind } from "./model.js";
-import type { RedisKeys } from "./redis-keys.js";
 
 /**
  * pending: written before the top-up call; its outcome is not known yet.
@@ -9,15 +10,18 @@ import type { RedisKeys } from "./redis-keys.js";
  */
 export type JournalState = "pending" | "done" | "not-charged" | "failed";
 
-/** One top-up attempt, keyed by its checkout id. Everything needed to tell the user later. */
+/** Why a failed attempt failed. */
+export type FailureKind = "rejected" | "unauthorized" | "unavailable";
+
+/** One top-up attempt, keyed by its checkout id. Everything needed to tell the buyer later. */
 export interface JournalEntry {
   checkoutId: string;
   /** One user intent may take two attempts (a refused token is replaced once). */
   intentId: string;
   /** Our reference sent as udf1 on v1.0.1 (at most 30 characters). */
   reference: string;
-  userId: number;
-  chatId: number;
+  /** The bot user who confirmed it; the outcome is told to them. */
+  buyer: number;
   language: string;
   cuid: string;
   customerName: string;
@@ -33,107 +37,34 @@ export interface JournalEntry {
   updatedAt: number;
   state: JournalState;
   transaction?: { txnId: string; amount: number; date: number };
-  failure?: { kind: string; code?: string };
+  failure?: { kind: FailureKind; code?: string };
 }
 
-const CREATE = `
-if redis.call("SET", KEYS[1], ARGV[1], "NX") then
-  redis.call("ZADD", KEYS[2], ARGV[2], ARGV[3])
-  redis.call("LPUSH", KEYS[3], ARGV[3])
-  redis.call("LTRIM", KEYS[3], 0, 999)
-  redis.call("SET", KEYS[4], ARGV[3])
-  return 1
-end
-return 0`;
+export type SettledState = Exclude<JournalState, "pending">;
 
-/** The top-up journal in Redis: the durable record that makes top-ups exactly-once. */
-export class Journal {
-  constructor(
-    private readonly redis: Redis,
-    private readonly keys: RedisKeys,
-  ) {}
-
+export interface JournalStore {
   /**
    * Writes a pending entry, atomically with its place in the pending index. Returns false when
    * an entry for this checkout id exists already: then the top-up must not be called again.
    */
-  async create(entry: JournalEntry): Promise<boolean> {
-    const created = await this.redis.eval(
-      CREATE,
-      4,
-      this.keys.journalEntry(entry.checkoutId),
-      this.keys.journalPending,
-      this.keys.journalRecent,
-      this.keys.journalReference(entry.reference),
-      JSON.stringify(entry),
-      entry.createdAt,
-      entry.checkoutId,
-    );
-    return created === 1;
-  }
-
-  async get(checkoutId: string): Promise<JournalEntry | null> {
-    const raw = await this.redis.get(this.keys.journalEntry(checkoutId));
-    return raw === null ? null : (JSON.parse(raw) as JournalEntry);
-  }
-
+  create(entry: JournalEntry): Promise<boolean>;
+  get(checkoutId: string): Promise<JournalEntry | null>;
+  byReference(reference: string): Promise<JournalEntry | null>;
   /**
-   * Records the final state, takes the entry out of the pending index and puts it in the
-   * undelivered one until {@link delivered} says the user has been told.
+   * Records the final state, takes the entry out of the pending index and into the untold one
+   * until {@link markTold} says the buyer has been told.
    */
-  async settle(
+  settle(
     entry: JournalEntry,
-    state: Exclude<JournalState, "pending">,
+    state: SettledState,
     details: Pick<JournalEntry, "transaction" | "failure">,
     now: number,
-  ): Promise<JournalEntry> {
-    const settled: JournalEntry = { ...entry, ...details, state, updatedAt: now };
-    await this.redis
-      .multi()
-      .set(this.keys.journalEntry(entry.checkoutId), JSON.stringify(settled))
-      .zrem(this.keys.journalPending, entry.checkoutId)
-      .zadd(this.keys.journalUndelivered, now, entry.checkoutId)
-      .exec();
-    return settled;
-  }
-
+  ): Promise<JournalEntry>;
+  markTold(checkoutId: string): Promise<void>;
   /** Checkout ids of entries pending since before `olderThan` (ms), oldest first. */
-  pendingSince(olderThan: number, limit = 100): Promise<string[]> {
-    return this.redis.zrangebyscore(this.keys.journalPending, "-inf", olderThan, "LIMIT", 0, limit);
-  }
-
-  async delivered(checkoutId: string): Promise<void> {
-    await this.redis.zrem(this.keys.journalUndelivered, checkoutId);
-  }
-
-  /** Settled entries whose outcome the user has not been told yet, settled before `olderThan`. */
-  undeliveredSince(olderThan: number, limit = 100): Promise<string[]> {
-    return this.redis.zrangebyscore(
-      this.keys.journalUndelivered,
-      "-inf",
-      olderThan,
-      "LIMIT",
-      0,
-      limit,
-    );
-  }
-
-  async byReference(reference: string): Promise<JournalEntry | null> {
-    const checkoutId = await this.redis.get(this.keys.journalReference(reference));
-    return checkoutId === null ? null : this.get(checkoutId);
-  }
-
-  /**
-   * Up to `count` entries from the recent list (the last 1000 created), newest first, skipping
-   * the first `start`: two round trips (LRANGE, then one MGET).
-   */
-  async recent(count: number, start = 0): Promise<JournalEntry[]> {
-    if (count <= 0) return [];
-    const ids = await this.redis.lrange(this.keys.journalRecent, start, start + count - 1);
-    if (ids.length === 0) return [];
-    const raws = await this.redis.mget(ids.map((id) => this.keys.journalEntry(id)));
-    return raws
-      .filter((raw): raw is string => raw !== null)
-      .map((raw) => JSON.parse(raw) as JournalEntry);
-  }
+  pendingSince(olderThan: number, limit?: number): Promise<string[]>;
+  /** Settled entries whose outcome the buyer has not been told yet, settled before `olderThan`. */
+  untoldSince(olderThan: number, limit?: number): Promise<string[]>;
+  /** Up to `count` entries of the latest 1000 created, newest first, skipping the first `start`. */
+  recent(count: number, start?: number): Promise<JournalEntry[]>;
 }

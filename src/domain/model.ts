@@ -4,8 +4,7 @@
 export const SERVICE_KINDS = ["tv", "internet", "iptv"] as const;
 export type ServiceKind = (typeof SERVICE_KINDS)[number];
 
-export const BILLING_PERIODS = ["monthly", "quarterly", "half-yearly", "yearly"] as const;
-export type BillingPeriod = (typeof BILLING_PERIODS)[number];
+export type BillingPeriod = "monthly" | "quarterly" | "half-yearly" | "yearly";
 
 export interface Customer {
   cuid: string;

@@ -1,5 +1,6 @@
-import { errorFields, type Logger } from "../logger.js";
-import type { Journal, JournalEntry } from "./journal.js";
+import type { JournalStore } from "./journal.js";
+import type { OutcomeTeller } from "./outcomes.js";
+import type { Clock, Log } from "./ports.js";
 import type { TopupService } from "./topup.js";
 
 export interface ReconcilerOptions {
@@ -8,24 +9,21 @@ export interface ReconcilerOptions {
   staleAfterMs: number;
 }
 
-/** Delivers a settled entry's outcome to its user; throws when that fails. */
-export type OutcomeDelivery = (entry: JournalEntry) => Promise<void>;
-
 /**
  * Finishes what a crash or an unreachable provider left behind: pending top-ups are resolved
- * with txn-status, and settled outcomes the user was never told about are delivered.
+ * with txn-status, and settled outcomes the buyer was never told about are told.
  */
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
   constructor(
-    private readonly journal: Journal,
+    private readonly journal: JournalStore,
     private readonly topups: TopupService,
-    private readonly deliver: OutcomeDelivery,
+    private readonly teller: OutcomeTeller,
     private readonly options: ReconcilerOptions,
-    private readonly logger: Logger,
-    private readonly now: () => number = Date.now,
+    private readonly log: Log,
+    private readonly now: Clock = Date.now,
   ) {}
 
   start(): void {
@@ -38,7 +36,7 @@ export class Reconciler {
     await this.running;
   }
 
-  /** One pass; returns how many outcomes were delivered. */
+  /** One pass; returns how many outcomes were told. */
   async runOnce(): Promise<number> {
     const cutoff = this.now() - this.options.staleAfterMs;
     const settled: string[] = [];
@@ -46,39 +44,24 @@ export class Reconciler {
       const entry = await this.topups.resolvePending(checkoutId);
       if (entry) settled.push(entry.checkoutId);
     }
-    // Outcomes settled just now, and older ones whose delivery failed; the live flow delivers
-    // its own recent ones.
-    const undelivered = await this.journal.undeliveredSince(cutoff);
-    let delivered = 0;
-    for (const checkoutId of new Set([...settled, ...undelivered])) {
-      if (await this.deliverOne(checkoutId)) delivered++;
+    // Outcomes settled just now, and older ones whose telling failed; the live flow tells its
+    // own recent ones.
+    const untold = await this.journal.untoldSince(cutoff);
+    let told = 0;
+    for (const checkoutId of new Set([...settled, ...untold])) {
+      const entry = await this.journal.get(checkoutId);
+      if (entry && (await this.teller.tell(entry))) told++;
     }
-    return delivered;
-  }
-
-  private async deliverOne(checkoutId: string): Promise<boolean> {
-    const entry = await this.journal.get(checkoutId);
-    if (!entry) return false;
-    try {
-      await this.deliver(entry);
-      await this.journal.delivered(checkoutId);
-      return true;
-    } catch (error) {
-      this.logger.warn(
-        { checkoutId, ...errorFields(error) },
-        "could not deliver a top-up outcome yet",
-      );
-      return false;
-    }
+    return told;
   }
 
   private tick(): void {
     if (this.running) return;
     this.running = this.runOnce()
-      .then((delivered) => {
-        if (delivered > 0) this.logger.info({ delivered }, "reconciliation delivered outcomes");
+      .then((told) => {
+        if (told > 0) this.log.info({ told }, "reconciliation told outcomes");
       })
-      .catch((error: unknown) => this.logger.error(errorFields(error), "reconciliation failed"))
+      .catch((error: unknown) => this.log.error({ err: error }, "reconciliation failed"))
       .finally(() => {
         this.running = undefined;
       });

@@ -1,16 +1,28 @@
 // What support staff look up, without Telegram: a customer with every connection and its
 // current subscriptions, a transaction by checkout id or by our reference, and the latest
 // top-ups made through the bot.
-import { errorFields, type Logger } from "../logger.js";
-import type { ProviderApi } from "../provider/client.js";
-import { ProviderRejectedError } from "../provider/errors.js";
 import { mapBounded } from "./bounded.js";
 import { normalizeCustomerCode } from "./customer-code.js";
-import type { Journal, JournalEntry } from "./journal.js";
+import type { JournalEntry, JournalStore } from "./journal.js";
 import type { Connection, Customer, Subscription, Transaction } from "./model.js";
+import type { Log, ProviderPort } from "./ports.js";
+import { ask } from "./provider-answers.js";
+
+/** A support card's Refresh button: the code it looked up, and the group it was shown in. */
+export interface LookupRef {
+  code: string;
+  group: number;
+}
+
+/** Short ids for Refresh buttons, so that no customer code sits in button data. */
+export interface LookupRefStore {
+  create(ref: LookupRef): Promise<string>;
+  /** null once expired, or for an id that was never issued. */
+  resolve(id: string): Promise<LookupRef | null>;
+}
 
 /** Package listings of one customer's connections run at most this many at a time. */
-export const PACKAGE_CALLS_AT_ONCE = 4;
+const PACKAGE_CALLS_AT_ONCE = 4;
 
 export interface ConnectionDetails {
   connection: Connection;
@@ -34,32 +46,23 @@ export type CustomerLookup =
  * fails is shown without subscriptions rather than failing the whole card.
  */
 export async function lookUpCustomer(
-  provider: ProviderApi,
+  provider: ProviderPort,
   code: string,
-  logger: Logger,
+  log: Log,
   concurrency = PACKAGE_CALLS_AT_ONCE,
 ): Promise<CustomerLookup> {
-  let info: Awaited<ReturnType<ProviderApi["getCustomer"]>>;
-  try {
-    info = await provider.getCustomer(code);
-  } catch (error) {
-    if (error instanceof ProviderRejectedError) return { kind: "not-found" };
-    logger.warn(errorFields(error), "support customer lookup failed");
-    return { kind: "failed" };
-  }
-  const connections = await mapBounded(info.connections, concurrency, async (connection) => {
-    try {
-      const offer = await provider.getPackages(info.customer.cuid, connection);
-      return { connection, subscriptions: offer.subscriptions };
-    } catch (error) {
-      logger.warn(
-        { ...errorFields(error), service: connection.service },
-        "support package listing failed",
-      );
-      return { connection, subscriptions: null };
-    }
+  const found = await ask(() => provider.getCustomer(code), log, "support customer lookup");
+  if (!found.ok) return { kind: found.failure === "not-found" ? "not-found" : "failed" };
+  const { customer } = found.value;
+  const connections = await mapBounded(found.value.connections, concurrency, async (connection) => {
+    const listed = await ask(
+      () => provider.getPackages(customer.cuid, connection),
+      log,
+      "support package listing",
+    );
+    return { connection, subscriptions: listed.ok ? listed.value.subscriptions : null };
   });
-  return { kind: "found", details: { customer: info.customer, connections } };
+  return { kind: "found", details: { customer, connections } };
 }
 
 export type TransactionLookup =
@@ -72,21 +75,18 @@ export type TransactionLookup =
 
 /** Accepts a checkout id, or our own reference (udf1) that the journal resolves to one. */
 export async function lookUpTransaction(
-  journal: Journal,
-  provider: ProviderApi,
+  journal: JournalStore,
+  provider: ProviderPort,
   query: string,
-  logger: Logger,
+  log: Log,
 ): Promise<TransactionLookup> {
   const entry = (await journal.byReference(query)) ?? (await journal.get(query));
   const checkoutId = entry?.checkoutId ?? query;
-  try {
-    return { kind: "found", transaction: await provider.txnStatus(checkoutId), entry };
-  } catch (error) {
-    const notFound = error instanceof ProviderRejectedError;
-    if (!notFound) logger.warn(errorFields(error), "support transaction lookup failed");
-    if (entry) return { kind: "journal-only", entry, provider: notFound ? "not-found" : "failed" };
-    return notFound ? { kind: "not-found" } : { kind: "failed" };
-  }
+  const found = await ask(() => provider.txnStatus(checkoutId), log, "support transaction lookup");
+  if (found.ok) return { kind: "found", transaction: found.value, entry };
+  const notFound = found.failure === "not-found";
+  if (entry) return { kind: "journal-only", entry, provider: notFound ? "not-found" : "failed" };
+  return notFound ? { kind: "not-found" } : { kind: "failed" };
 }
 
 export type RecentLookup =
@@ -99,8 +99,8 @@ const SCAN_PAGE = 100;
 const SCAN_MAX = 1_000;
 
 /** The newest journal entries that pass `matches`, at most `limit`, newest first. */
-export async function recentMatching(
-  journal: Journal,
+async function recentMatching(
+  journal: JournalStore,
   limit: number,
   matches: (entry: JournalEntry) => boolean = () => true,
 ): Promise<JournalEntry[]> {
@@ -118,11 +118,11 @@ export async function recentMatching(
  * the entries' customer id and connection first; otherwise the provider says whose it is.
  */
 export async function recentTopups(
-  journal: Journal,
-  provider: ProviderApi,
+  journal: JournalStore,
+  provider: ProviderPort,
   code: string | undefined,
   limit: number,
-  logger: Logger,
+  log: Log,
 ): Promise<RecentLookup> {
   if (code === undefined) return { kind: "found", entries: await recentMatching(journal, limit) };
   const wanted = new Set([code.toLowerCase()]);
@@ -134,14 +134,13 @@ export async function recentTopups(
     (entry) => wanted.has(entry.cuid.toLowerCase()) || wanted.has(entry.connectionId.toLowerCase()),
   );
   if (direct.length > 0) return { kind: "found", entries: direct };
-  let cuid: string;
-  try {
-    cuid = (await provider.getCustomer(normalized.ok ? normalized.code : code)).customer.cuid;
-  } catch (error) {
-    if (error instanceof ProviderRejectedError) return { kind: "not-found" };
-    logger.warn(errorFields(error), "support customer lookup failed");
-    return { kind: "failed" };
-  }
+  const found = await ask(
+    () => provider.getCustomer(normalized.ok ? normalized.code : code),
+    log,
+    "support customer lookup",
+  );
+  if (!found.ok) return { kind: found.failure === "not-found" ? "not-found" : "failed" };
+  const cuid = found.value.customer.cuid;
   return {
     kind: "found",
     entries: await recentMatching(journal, limit, (entry) => entry.cuid === cuid),

@@ -1,17 +1,7 @@
 // Where a top-up happens. Every rule that keeps money safe lives in this file:
 // at most once per user intent, never lost, always verified with txn-status.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Redis } from "ioredis";
-import { errorFields, type Logger } from "../logger.js";
-import type { ProviderApi } from "../provider/client.js";
-import {
-  ProviderError,
-  ProviderRejectedError,
-  ProviderUnauthorizedError,
-  TopupOutcomeUnknownError,
-} from "../provider/errors.js";
-import type { Journal, JournalEntry } from "./journal.js";
-import { Lease } from "./lease.js";
+import type { FailureKind, JournalEntry, JournalStore } from "./journal.js";
 import type {
   Bouquet,
   Checkout,
@@ -20,13 +10,14 @@ import type {
   PackageOffer,
   Transaction,
 } from "./model.js";
-import type { RedisKeys } from "./redis-keys.js";
+import type { Clock, Lease, Log, ProviderPort } from "./ports.js";
+import { ask, topupFailure } from "./provider-answers.js";
 
 export interface PurchaseIntent {
   /** Unique per confirmed selection: double taps and replays carry the same id. */
   intentId: string;
-  userId: number;
-  chatId: number;
+  /** The bot user who confirmed; the outcome is told to them. */
+  buyer: number;
   language: string;
   customer: Customer;
   connection: Connection;
@@ -36,16 +27,16 @@ export interface PurchaseIntent {
 }
 
 export type PurchaseOutcome =
-  | { kind: "done"; entry: JournalEntry }
-  | { kind: "not-charged"; entry: JournalEntry }
+  /** Done, not charged or failed, as the journal records it: the buyer is told from there. */
+  | { kind: "settled"; entry: JournalEntry }
   /** The provider could not be asked in time; the journal stays pending for reconciliation. */
   | { kind: "still-checking"; entry: JournalEntry }
-  | { kind: "rejected"; code: string }
   | { kind: "price-changed"; bouquet: Bouquet; offer: PackageOffer }
   | { kind: "bouquet-gone"; offer: PackageOffer }
+  /** A fresh listing could not be taken: nothing was written or sent. */
   | { kind: "unavailable" }
   | { kind: "unauthorized" }
-  /** Another purchase is in flight in this chat. */
+  /** Another purchase of this buyer is in flight. */
   | { kind: "busy" }
   /** This very intent was taken already (double tap, duplicate update, replay). */
   | { kind: "duplicate" };
@@ -67,30 +58,36 @@ export interface TopupServiceOptions {
   lockTtlMs: number;
 }
 
+/** The locks that keep a purchase exactly-once across double taps, replays and instances. */
+export interface PurchaseGuards {
+  /** True the first time an intent is claimed (it is remembered for a day). */
+  claimIntent(intentId: string): Promise<boolean>;
+  releaseIntent(intentId: string): Promise<void>;
+  /** One purchase in flight per buyer. */
+  holdBuyer(buyer: number, ttlMs: number): Promise<Lease | null>;
+  /** One process at a time works on a checkout. */
+  holdCheckout(checkoutId: string, ttlMs: number): Promise<Lease | null>;
+}
+
 type Lookup = { found: Transaction } | { found: null; known: boolean };
+
+const settled = (entry: JournalEntry): PurchaseOutcome => ({ kind: "settled", entry });
 
 export class TopupService {
   constructor(
-    private readonly provider: ProviderApi,
-    private readonly journal: Journal,
-    private readonly redis: Redis,
-    private readonly keys: RedisKeys,
+    private readonly provider: ProviderPort,
+    private readonly journal: JournalStore,
+    private readonly guards: PurchaseGuards,
     private readonly options: TopupServiceOptions,
-    private readonly logger: Logger,
-    private readonly now: () => number = Date.now,
+    private readonly log: Log,
+    private readonly now: Clock = Date.now,
   ) {}
 
   async purchase(intent: PurchaseIntent, hooks: PurchaseHooks = {}): Promise<PurchaseOutcome> {
-    const claimKey = this.keys.intent(intent.intentId);
-    const claimed = await this.redis.set(claimKey, "1", "EX", 86_400, "NX");
-    if (claimed !== "OK") return { kind: "duplicate" };
-    const guard = await Lease.acquire(
-      this.redis,
-      this.keys.purchaseInFlight(intent.chatId),
-      this.options.lockTtlMs,
-    );
+    if (!(await this.guards.claimIntent(intent.intentId))) return { kind: "duplicate" };
+    const guard = await this.guards.holdBuyer(intent.buyer, this.options.lockTtlMs);
     if (!guard) {
-      await this.redis.del(claimKey);
+      await this.guards.releaseIntent(intent.intentId);
       return { kind: "busy" };
     }
     try {
@@ -105,23 +102,19 @@ export class TopupService {
    * Returns the settled entry, or null when it is not (yet) decidable or somebody else has it.
    */
   async resolvePending(checkoutId: string): Promise<JournalEntry | null> {
-    const lease = await Lease.acquire(
-      this.redis,
-      this.keys.checkoutLock(checkoutId),
-      this.options.lockTtlMs,
-    );
+    const lease = await this.guards.holdCheckout(checkoutId, this.options.lockTtlMs);
     if (!lease) return null;
     try {
       const entry = await this.journal.get(checkoutId);
       if (entry?.state !== "pending") return null;
       const lookup = await this.lookup(checkoutId);
-      if (lookup.found) return this.settleDone(entry, lookup.found);
+      if (lookup.found) return await this.settleDone(entry, lookup.found);
       // Once the token has expired the provider can no longer execute it: nothing happened.
       const expired =
         this.now() - entry.checkoutIssuedAt >
         this.options.checkoutTtlMs + this.options.checkoutSafetyMarginMs;
       if (lookup.known && expired) {
-        return this.journal.settle(entry, "not-charged", {}, this.now());
+        return await this.journal.settle(entry, "not-charged", {}, this.now());
       }
       return null;
     } finally {
@@ -145,11 +138,7 @@ export class TopupService {
     }
 
     const entry = this.newEntry(intent, checkout, bouquet, attempt);
-    const lease = await Lease.acquire(
-      this.redis,
-      this.keys.checkoutLock(checkout.id),
-      this.options.lockTtlMs,
-    );
+    const lease = await this.guards.holdCheckout(checkout.id, this.options.lockTtlMs);
     if (!lease || !(await this.journal.create(entry))) {
       await lease?.release();
       // Somebody already wrote this checkout's entry: never call top-up twice.
@@ -167,28 +156,21 @@ export class TopupService {
       });
       const verified = await this.lookup(entry.checkoutId);
       if (!verified.found) {
-        this.logger.warn({ checkoutId: entry.checkoutId }, "top-up succeeded but txn-status lags");
+        this.log.warn({ checkoutId: entry.checkoutId }, "top-up succeeded but txn-status lags");
       }
-      return { kind: "done", entry: await this.settleDone(entry, verified.found ?? transaction) };
+      return settled(await this.settleDone(entry, verified.found ?? transaction));
     } catch (error) {
-      if (error instanceof ProviderRejectedError) {
-        if (attempt === 1 && this.looksLikeTokenProblem(error, checkout)) {
-          return await this.replaceRefusedToken(intent, entry, error, hooks);
+      const failure = topupFailure(error);
+      if (failure.kind === "refused") {
+        if (attempt === 1 && this.looksLikeTokenProblem(failure, checkout)) {
+          return await this.replaceRefusedToken(intent, entry, failure.code, hooks);
         }
-        await this.fail(entry, "rejected", error.code);
-        return { kind: "rejected", code: error.code };
+        return await this.fail(entry, "rejected", failure.code);
       }
-      if (error instanceof ProviderUnauthorizedError) {
-        await this.fail(entry, "unauthorized");
-        return { kind: "unauthorized" };
-      }
-      if (error instanceof ProviderError && !(error instanceof TopupOutcomeUnknownError)) {
-        // Unavailable before anything was sent (connection refused): nothing happened.
-        await this.fail(entry, "unavailable");
-        return { kind: "unavailable" };
-      }
-      this.logger.warn(
-        { checkoutId: entry.checkoutId, ...errorFields(error) },
+      if (failure.kind === "unauthorized") return await this.fail(entry, "unauthorized");
+      if (failure.kind === "not-sent") return await this.fail(entry, "unavailable");
+      this.log.warn(
+        { checkoutId: entry.checkoutId, err: error },
         "top-up outcome unknown, polling txn-status",
       );
       await hooks.onChecking?.();
@@ -205,16 +187,16 @@ export class TopupService {
   private async replaceRefusedToken(
     intent: PurchaseIntent,
     entry: JournalEntry,
-    error: ProviderRejectedError,
+    refusalCode: string,
     hooks: PurchaseHooks,
   ): Promise<PurchaseOutcome> {
     const lookup = await this.lookup(entry.checkoutId);
-    if (lookup.found) return { kind: "done", entry: await this.settleDone(entry, lookup.found) };
+    if (lookup.found) return settled(await this.settleDone(entry, lookup.found));
     if (!lookup.known) {
       await hooks.onChecking?.();
       return this.pollUntilKnown(entry);
     }
-    await this.fail(entry, "rejected", error.code);
+    await this.fail(entry, "rejected", refusalCode);
     const fresh = await this.freshOffer(intent, intent.bouquet);
     if ("kind" in fresh) return fresh;
     return this.attempt(intent, fresh.checkout, fresh.bouquet, hooks, 2);
@@ -226,40 +208,36 @@ export class TopupService {
     let known = false;
     for (;;) {
       const lookup = await this.lookup(entry.checkoutId);
-      if (lookup.found) return { kind: "done", entry: await this.settleDone(entry, lookup.found) };
+      if (lookup.found) return settled(await this.settleDone(entry, lookup.found));
       known = lookup.known;
       if (this.now() + delay > deadline) break;
       await sleep(delay);
       delay = Math.min(delay * 2, this.options.verifyMaxDelayMs);
     }
     if (!known) return { kind: "still-checking", entry };
-    const settled = await this.journal.settle(entry, "not-charged", {}, this.now());
-    return { kind: "not-charged", entry: settled };
+    return settled(await this.journal.settle(entry, "not-charged", {}, this.now()));
   }
 
   /** txn-status: found, known to be absent, or unknown (provider unavailable). */
   private async lookup(checkoutId: string): Promise<Lookup> {
-    try {
-      return { found: await this.provider.txnStatus(checkoutId) };
-    } catch (error) {
-      // The spec defines no "not found" code: any refusal means the provider has no such
-      // transaction; anything else means we could not find out.
-      return { found: null, known: error instanceof ProviderRejectedError };
-    }
+    const answer = await ask(() => this.provider.txnStatus(checkoutId), this.log, "txn-status");
+    return answer.ok
+      ? { found: answer.value }
+      : { found: null, known: answer.failure === "not-found" };
   }
 
   private async freshOffer(
     intent: PurchaseIntent,
     bouquet: Bouquet,
   ): Promise<{ checkout: Checkout; bouquet: Bouquet } | PurchaseOutcome> {
-    let offer: PackageOffer;
-    try {
-      offer = await this.provider.getPackages(intent.customer.cuid, intent.connection);
-    } catch (error) {
-      return {
-        kind: error instanceof ProviderUnauthorizedError ? "unauthorized" : "unavailable",
-      };
-    }
+    const answer = await ask(
+      () => this.provider.getPackages(intent.customer.cuid, intent.connection),
+      this.log,
+      "package listing",
+    );
+    if (!answer.ok)
+      return { kind: answer.failure === "unauthorized" ? "unauthorized" : "unavailable" };
+    const offer = answer.value;
     const current = offer.bouquets.find((candidate) => candidate.code === bouquet.code);
     if (!current) return { kind: "bouquet-gone", offer };
     if (current.price !== intent.bouquet.price) {
@@ -277,31 +255,32 @@ export class TopupService {
    * The failure codes are not documented, so a refusal is taken for a token problem when it
    * says so, or when the token is old enough to have expired on the provider's clock.
    */
-  private looksLikeTokenProblem(error: ProviderRejectedError, checkout: Checkout): boolean {
-    const text = `${error.code} ${error.providerMessage ?? ""}`;
+  private looksLikeTokenProblem(
+    refusal: { code: string; message: string | undefined },
+    checkout: Checkout,
+  ): boolean {
+    const text = `${refusal.code} ${refusal.message ?? ""}`;
     if (/checkout|token|expire/i.test(text)) return true;
     return this.now() - checkout.issuedAt.getTime() > this.options.checkoutTtlMs / 2;
   }
 
   private settleDone(entry: JournalEntry, transaction: Transaction): Promise<JournalEntry> {
-    return this.journal.settle(
-      entry,
-      "done",
-      {
-        transaction: {
-          txnId: transaction.txnId,
-          amount: transaction.amount,
-          date: transaction.date.getTime(),
-        },
-      },
-      this.now(),
-    );
+    const txn = {
+      txnId: transaction.txnId,
+      amount: transaction.amount,
+      date: transaction.date.getTime(),
+    };
+    return this.journal.settle(entry, "done", { transaction: txn }, this.now());
   }
 
-  private async fail(entry: JournalEntry, kind: string, code?: string): Promise<void> {
-    await this.journal.settle(entry, "failed", { failure: { kind, code } }, this.now());
-    // The live flow tells the user at once; no later delivery is needed.
-    await this.journal.delivered(entry.checkoutId);
+  private async fail(
+    entry: JournalEntry,
+    kind: FailureKind,
+    code?: string,
+  ): Promise<PurchaseOutcome> {
+    return settled(
+      await this.journal.settle(entry, "failed", { failure: { kind, code } }, this.now()),
+    );
   }
 
   private newEntry(
@@ -314,10 +293,9 @@ export class TopupService {
     return {
       checkoutId: checkout.id,
       intentId: intent.intentId,
-      // udf1: traceable to the chat, unique per attempt, at most 30 characters.
-      reference: `tg${intent.chatId}-${now.toString(36)}${attempt}`,
-      userId: intent.userId,
-      chatId: intent.chatId,
+      // udf1: traceable to the buyer, unique per attempt, at most 30 characters.
+      reference: `tg${intent.buyer}-${now.toString(36)}${attempt}`,
+      buyer: intent.buyer,
       language: intent.language,
       cuid: intent.customer.cuid,
       customerName: `${intent.customer.firstName} ${intent.customer.lastName}`.trim(),

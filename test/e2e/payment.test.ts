@@ -227,8 +227,6 @@ describe("when Telegram is down after the top-up", () => {
       .filter((call) => !call.response.ok && call.payload.chat_id === user.chatId);
     expect(failed).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(quick.logs().some((line) => line.includes("reconciliation delivered outcomes"))).toBe(
-      true,
-    );
+    expect(quick.logs().some((line) => line.includes("reconciliation told outcomes"))).toBe(true);
   });
 });

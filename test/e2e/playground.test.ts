@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import RedisMock from "ioredis-mock";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logger.js";
+import { createLogger } from "../../src/adapters/logger.js";
 import {
   DEMO_BOT_TOKEN,
   type Playground,

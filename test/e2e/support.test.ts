@@ -4,8 +4,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Message } from "grammy/types";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redisKeys } from "../../src/domain/redis-keys.js";
-import { type StoredAuditRecord, SupportAudit } from "../../src/domain/support-audit.js";
+import { redisKeys } from "../../src/adapters/redis/keys.js";
+import { RedisAuditLog } from "../../src/adapters/redis/support-audit.js";
+import type { StoredAuditRecord } from "../../src/domain/support-audit.js";
 import type { ChatUser, GroupDriver } from "../../tools/telegram-emulator/index.js";
 import { buttonsOf, expectReply } from "../support/chat.js";
 import { TEST_REDIS_URL } from "../support/redis.js";
@@ -19,7 +20,7 @@ const AGENT = 5001;
 
 let stack: Stack;
 let redis: Redis;
-let audit: SupportAudit;
+let audit: RedisAuditLog;
 let support: GroupDriver;
 let agent: ChatUser;
 let botUsername: string;
@@ -27,7 +28,7 @@ let botUsername: string;
 beforeAll(async () => {
   stack = await startStack("support", { SUPPORT_CHAT_IDS: `${SUPPORT}, ${SUPPORT_TOO}` });
   redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 });
-  audit = new SupportAudit(redis, redisKeys(stack.env.REDIS_KEY_PREFIX as string));
+  audit = new RedisAuditLog(redis, redisKeys(stack.env.REDIS_KEY_PREFIX as string));
   support = stack.emulator.group({ id: SUPPORT, title: "Support desk", type: "supergroup" });
   agent = support.member({ id: AGENT, first_name: "Agent", language_code: "en" });
   const me = stack.emulator.calls("getMe")[0]?.response;
@@ -255,7 +256,7 @@ describe("support lookups in an allow-listed group", () => {
       { command: "recent", code: "1000002" },
     ]);
     for (const record of records) {
-      expect(record).toMatchObject({ userId: AGENT, chatId: SUPPORT });
+      expect(record).toMatchObject({ staff: AGENT, group: SUPPORT });
       expect(record.at).toBeGreaterThanOrEqual(started);
       expect(record.at).toBeLessThanOrEqual(Date.now());
     }
@@ -294,9 +295,9 @@ describe("support lookups in an allow-listed group", () => {
 describe("the audit stream", () => {
   it("is trimmed to about its maximum length", async () => {
     const keys = redisKeys(`${stack.env.REDIS_KEY_PREFIX}bounded:`);
-    const small = new SupportAudit(redis, keys, 10);
+    const small = new RedisAuditLog(redis, keys, 10);
     for (let i = 0; i < 300; i++) {
-      await small.record({ userId: 1, chatId: SUPPORT, command: "lookup", code: `c${i}`, at: i });
+      await small.record({ staff: 1, group: SUPPORT, command: "lookup", code: `c${i}`, at: i });
     }
     const length = await redis.xlen(keys.auditLookups);
     // MAXLEN ~ trims whole radix-tree nodes (100 entries by default), never below the maximum.

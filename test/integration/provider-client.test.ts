@@ -1,14 +1,14 @@
 import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ProviderApiVersion } from "../../src/config/config.js";
-import { ProviderClient, type ProviderClientOptions } from "../../src/provider/client.js";
+import { ProviderClient, type ProviderClientOptions } from "../../src/adapters/provider/client.js";
+import type { ProviderApiVersion } from "../../src/adapters/provider/versions.js";
 import {
   ProviderProtocolError,
   ProviderRejectedError,
   ProviderUnauthorizedError,
   ProviderUnavailableError,
   TopupOutcomeUnknownError,
-} from "../../src/provider/errors.js";
+} from "../../src/domain/provider-errors.js";
 import { createSandbox, type Sandbox } from "../../tools/sandbox/server.js";
 import type { DirectoryEntry } from "../../tools/sandbox/types.js";
 import { captureLogs } from "../support/log-capture.js";

@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseBouquetName } from "../../src/provider/bouquet-name.js";
+import { parseBouquetName } from "../../src/domain/bouquet-name.js";
 import {
   createSandbox,
   FAILURE_CODES,

@@ -1,13 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Journal } from "../../src/domain/journal.js";
+import { ProviderClient } from "../../src/adapters/provider/client.js";
+import { RedisJournal } from "../../src/adapters/redis/journal.js";
+import { redisKeys } from "../../src/adapters/redis/keys.js";
+import { RedisPurchaseGuards } from "../../src/adapters/redis/purchase-guards.js";
+import type { JournalEntry } from "../../src/domain/journal.js";
+import { OutcomeTeller } from "../../src/domain/outcomes.js";
 import { Reconciler } from "../../src/domain/reconciler.js";
-import { redisKeys } from "../../src/domain/redis-keys.js";
 import {
   type PurchaseIntent,
+  type PurchaseOutcome,
   TopupService,
   type TopupServiceOptions,
 } from "../../src/domain/topup.js";
-import { ProviderClient } from "../../src/provider/client.js";
 import { createSandbox, type Sandbox } from "../../tools/sandbox/server.js";
 import { captureLogs } from "../support/log-capture.js";
 import { deleteByPrefix, testRedis } from "../support/redis.js";
@@ -15,7 +19,8 @@ import { deleteByPrefix, testRedis } from "../support/redis.js";
 const TOKEN = "topup-test-token";
 const store = testRedis("topup");
 const keys = redisKeys(store.prefix);
-const journal = new Journal(store.redis, keys);
+const journal = new RedisJournal(store.redis, keys);
+const guards = new RedisPurchaseGuards(store.redis, keys);
 const logger = captureLogs().logger;
 let sandbox: Sandbox;
 let client: ProviderClient;
@@ -53,9 +58,17 @@ afterAll(async () => {
 });
 
 const service = (overrides: Partial<TopupServiceOptions> = {}) =>
-  new TopupService(client, journal, store.redis, keys, { ...options, ...overrides }, logger);
+  new TopupService(client, journal, guards, { ...options, ...overrides }, logger);
 
-async function intentFor(code = "1000001", chatId = 500): Promise<PurchaseIntent> {
+/** "done", "not-charged" or "failed" for a settled purchase, else the outcome's kind. */
+const resultOf = (outcome: PurchaseOutcome) =>
+  outcome.kind === "settled" ? outcome.entry.state : outcome.kind;
+
+/** A teller that records what it would have told. */
+const recordingTeller = (told: string[], describe: (e: JournalEntry) => string = (e) => e.state) =>
+  new OutcomeTeller(journal, { tell: async (entry) => void told.push(describe(entry)) }, logger);
+
+async function intentFor(code = "1000001", buyer = 500): Promise<PurchaseIntent> {
   const info = await client.getCustomer(code);
   const connection = info.connections[0];
   if (!connection) throw new Error("no connection");
@@ -65,8 +78,7 @@ async function intentFor(code = "1000001", chatId = 500): Promise<PurchaseIntent
   intents++;
   return {
     intentId: `intent-${intents}`,
-    userId: chatId,
-    chatId,
+    buyer,
     language: "en",
     customer: info.customer,
     connection,
@@ -79,9 +91,8 @@ describe("TopupService.purchase", () => {
   it("tops up once, verifies with txn-status and journals the result", async () => {
     const intent = await intentFor();
     const outcome = await service().purchase(intent);
-    expect(outcome.kind).toBe("done");
-    if (outcome.kind !== "done") return;
-    expect(outcome.entry.state).toBe("done");
+    expect(resultOf(outcome)).toBe("done");
+    if (outcome.kind !== "settled") return;
     expect(outcome.entry.transaction?.txnId).toBe(sandbox.topups[0]?.txnId);
     expect(sandbox.topups).toHaveLength(1);
     expect(sandbox.topups[0]?.udf1).toBe(outcome.entry.reference);
@@ -99,7 +110,7 @@ describe("TopupService.purchase", () => {
     const outcomes = await Promise.all(
       Array.from({ length: 10 }, () => service().purchase(intent)),
     );
-    expect(outcomes.filter((o) => o.kind === "done")).toHaveLength(1);
+    expect(outcomes.filter((o) => resultOf(o) === "done")).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind === "duplicate")).toHaveLength(9);
     expect(sandbox.topups).toHaveLength(1);
   });
@@ -107,20 +118,20 @@ describe("TopupService.purchase", () => {
   it("lets two service instances (two bots) race without a second top-up", async () => {
     const intent = await intentFor();
     const [a, b] = await Promise.all([service().purchase(intent), service().purchase(intent)]);
-    expect([a.kind, b.kind].sort()).toEqual(["done", "duplicate"]);
+    expect([resultOf(a), resultOf(b)].sort()).toEqual(["done", "duplicate"]);
     expect(sandbox.topups).toHaveLength(1);
   });
 
-  it("refuses a second purchase in the same chat while one is in flight", async () => {
+  it("refuses a second purchase of the same buyer while one is in flight", async () => {
     sandbox.setFault("subscription-package-topup", { kind: "latency", ms: 150, times: 1 });
     const first = await intentFor("1000001", 600);
     const second = await intentFor("1000003", 600);
     const [a, b] = await Promise.all([service().purchase(first), service().purchase(second)]);
-    expect([a.kind, b.kind].sort()).toEqual(["busy", "done"]);
+    expect([resultOf(a), resultOf(b)].sort()).toEqual(["busy", "done"]);
     expect(sandbox.topups).toHaveLength(1);
-    // The refused intent can be confirmed again once the chat is free.
+    // The refused intent can be confirmed again once the buyer is free.
     const retry = await service().purchase(b.kind === "busy" ? second : first);
-    expect(retry.kind).toBe("done");
+    expect(resultOf(retry)).toBe("done");
   });
 
   it("an old token is replaced before use without asking the user", async () => {
@@ -130,7 +141,7 @@ describe("TopupService.purchase", () => {
       checkout: { ...intent.checkout, issuedAt: new Date(Date.now() - 280_000) },
     };
     const outcome = await service().purchase(stale);
-    expect(outcome.kind).toBe("done");
+    expect(resultOf(outcome)).toBe("done");
     expect(sandbox.topups).toHaveLength(1);
     expect(sandbox.topups[0]?.orderId).not.toBe(intent.checkout.id);
   });
@@ -161,7 +172,7 @@ describe("TopupService.purchase", () => {
       times: 1,
     });
     const outcome = await service().purchase(intent);
-    expect(outcome.kind).toBe("done");
+    expect(resultOf(outcome)).toBe("done");
     expect(sandbox.topups).toHaveLength(1);
     const operations = sandbox.requests.map((r) => r.operation);
     expect(operations.filter((op) => op === "subscription-package-topup")).toHaveLength(2);
@@ -177,7 +188,10 @@ describe("TopupService.purchase", () => {
     const intent = await intentFor();
     sandbox.setFault("subscription-package-topup", { kind: "reject", code: "LIMIT_REACHED" });
     const outcome = await service().purchase(intent);
-    expect(outcome).toEqual({ kind: "rejected", code: "LIMIT_REACHED" });
+    expect(resultOf(outcome)).toBe("failed");
+    if (outcome.kind === "settled") {
+      expect(outcome.entry.failure).toEqual({ kind: "rejected", code: "LIMIT_REACHED" });
+    }
     expect(
       sandbox.requests.filter((r) => r.operation === "subscription-package-topup"),
     ).toHaveLength(1);
@@ -188,7 +202,7 @@ describe("TopupService.purchase", () => {
     sandbox.setFault("subscription-package-topup", { kind: "hang-then-succeed", ms: 1_000 });
     let told = 0;
     const outcome = await service().purchase(intent, { onChecking: () => void told++ });
-    expect(outcome.kind).toBe("done");
+    expect(resultOf(outcome)).toBe("done");
     expect(told).toBe(1);
     expect(sandbox.topups).toHaveLength(1);
     expect(
@@ -200,7 +214,7 @@ describe("TopupService.purchase", () => {
     const intent = await intentFor();
     sandbox.setFault("subscription-package-topup", { kind: "http-502" });
     const outcome = await service().purchase(intent);
-    expect(outcome.kind).toBe("not-charged");
+    expect(resultOf(outcome)).toBe("not-charged");
     expect(sandbox.topups).toHaveLength(0);
     expect(await journal.get(intent.checkout.id)).toMatchObject({ state: "not-charged" });
   });
@@ -216,7 +230,7 @@ describe("TopupService.purchase", () => {
 });
 
 describe("Reconciler", () => {
-  it("resolves what a dead process left pending and delivers it once", async () => {
+  it("resolves what a dead process left pending and tells it once", async () => {
     const intent = await intentFor();
     // The process "dies" after the top-up reached the provider: it never answered.
     sandbox.setFault("subscription-package-topup", { kind: "connection-reset", afterEffect: true });
@@ -224,16 +238,16 @@ describe("Reconciler", () => {
     await service().purchase(intent);
     sandbox.clearFaults();
 
-    const delivered: string[] = [];
+    const told: string[] = [];
     const reconciler = new Reconciler(
       journal,
       service(),
-      async (entry) => void delivered.push(`${entry.state}:${entry.checkoutId}`),
+      recordingTeller(told, (entry) => `${entry.state}:${entry.checkoutId}`),
       { intervalMs: 60_000, staleAfterMs: 0 },
       logger,
     );
     expect(await reconciler.runOnce()).toBe(1);
-    expect(delivered).toEqual([`done:${intent.checkout.id}`]);
+    expect(told).toEqual([`done:${intent.checkout.id}`]);
     expect(await reconciler.runOnce()).toBe(0);
     expect(sandbox.topups).toHaveLength(1);
   });
@@ -248,21 +262,21 @@ describe("Reconciler", () => {
     sandbox.setFault("txn-status", { kind: "http-500" });
     await service({ checkoutTtlMs: 60_000, checkoutSafetyMarginMs: 0 }).purchase(old);
     sandbox.clearFaults();
-    const delivered: string[] = [];
-    const deliver = async (entry: { state: string }) => void delivered.push(entry.state);
+    const told: string[] = [];
+    const teller = recordingTeller(told);
     const young = service({ checkoutTtlMs: 60_000, checkoutSafetyMarginMs: 0 });
     const reconcile = (topups: TopupService) =>
       new Reconciler(
         journal,
         topups,
-        deliver,
+        teller,
         { intervalMs: 1_000, staleAfterMs: 0 },
         logger,
       ).runOnce();
     // Still within the token's validity: it could yet happen, so it stays pending.
     expect(await reconcile(young)).toBe(0);
     expect(await reconcile(service({ checkoutTtlMs: 50, checkoutSafetyMarginMs: 0 }))).toBe(1);
-    expect(delivered).toEqual(["not-charged"]);
+    expect(told).toEqual(["not-charged"]);
   });
 
   it("skips an entry whose purchase is still being handled", async () => {
@@ -272,6 +286,6 @@ describe("Reconciler", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await service().resolvePending(intent.checkout.id);
     expect(await journal.get(intent.checkout.id)).toMatchObject({ state: "pending" });
-    expect((await purchase).kind).toBe("done");
+    expect(resultOf(await purchase)).toBe("done");
   });
 });

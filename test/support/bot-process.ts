@@ -17,6 +17,24 @@ export interface ProcessStack {
   stop(): Promise<void>;
 }
 
+/** The environment a bot process needs to talk to this emulator, sandbox and Redis prefix. */
+export function botEnvironment(
+  emulator: TelegramEmulator,
+  sandbox: Sandbox,
+  redisPrefix: string,
+): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "",
+    BOT_TOKEN,
+    TELEGRAM_API_ROOT: emulator.apiRoot,
+    PROVIDER_BASE_URL: sandbox.baseUrl(),
+    PROVIDER_TOKEN,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: redisPrefix,
+    TELEGRAM_POLL_TIMEOUT_SECONDS: "1",
+  };
+}
+
 export async function startProcessStack(name: string): Promise<ProcessStack> {
   const sandbox = await createSandbox({ token: PROVIDER_TOKEN });
   const emulator = await createTelegramEmulator({ bots: [{ token: BOT_TOKEN }] });
@@ -27,18 +45,7 @@ export async function startProcessStack(name: string): Promise<ProcessStack> {
     emulator,
     startBot(env = {}) {
       const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-        env: {
-          PATH: process.env.PATH,
-          BOT_TOKEN,
-          TELEGRAM_API_ROOT: emulator.apiRoot,
-          PROVIDER_BASE_URL: sandbox.baseUrl(),
-          PROVIDER_TOKEN,
-          REDIS_URL: TEST_REDIS_URL,
-          REDIS_KEY_PREFIX: store.prefix,
-          TELEGRAM_POLL_TIMEOUT_SECONDS: "1",
-          LOG_LEVEL: "warn",
-          ...env,
-        },
+        env: { ...botEnvironment(emulator, sandbox, store.prefix), LOG_LEVEL: "warn", ...env },
         stdio: "ignore",
       });
       processes.push(child);

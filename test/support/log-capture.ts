@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { createLogger, type Logger } from "../../src/logger.js";
+import { createLogger, type Logger } from "../../src/adapters/logger.js";
 
 /** A real pino logger whose output lines are kept for assertions. */
 export function captureLogs(level = "debug"): { logger: Logger; lines: () => string[] } {

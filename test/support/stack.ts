@@ -1,7 +1,7 @@
 // The whole product for end-to-end tests: the provider sandbox, the Telegram emulator, real
 // Redis under a key prefix of the test's own, and the real bot application.
 import { type App, createApp } from "../../src/app.js";
-import { loadConfig } from "../../src/config/config.js";
+import { loadConfig } from "../../src/config.js";
 import { createSandbox, type Sandbox, type SandboxOptions } from "../../tools/sandbox/server.js";
 import {
   createTelegramEmulator,

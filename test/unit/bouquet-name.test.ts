@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseBouquetName } from "../../src/provider/bouquet-name.js";
+import { parseBouquetName } from "../../src/domain/bouquet-name.js";
 
 describe("parseBouquetName", () => {
   it.each([

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { planGroups, plansText } from "../../src/bot/features/broadcast/views.js";
-import { ValueFormatter } from "../../src/bot/format/values.js";
+import { ValueFormatter } from "../../src/bot/shared/values.js";
+import { parseBouquetName } from "../../src/domain/bouquet-name.js";
 import { countProgress, type RecipientState } from "../../src/domain/broadcast.js";
 import type { Bouquet } from "../../src/domain/model.js";
-import { parseBouquetName } from "../../src/provider/bouquet-name.js";
 
 const bouquet = (code: string, name: string, price: number): Bouquet => ({
   code,

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config/config.js";
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from "../../src/config.js";
 
 const valid = {
   BOT_TOKEN: "123456:secret-bot-token",
@@ -107,5 +108,21 @@ describe("the bot process with bad configuration", () => {
     expect(result.stderr).toContain("PROVIDER_TIMEOUT_MS: must be a whole number");
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.stderr + result.stdout).not.toContain("super-secret-provider-token");
+  });
+});
+
+describe("the README's configuration table", () => {
+  /** The variable names in the first column of the table under "## Configuration". */
+  function documentedVariables(): string[] {
+    const readme = readFileSync("README.md", "utf8");
+    const section = readme.split(/^## /m).find((part) => part.startsWith("Configuration"));
+    if (!section) throw new Error('README.md has no "## Configuration" section');
+    return [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((match) => match[1] ?? "");
+  }
+
+  it("lists exactly the variables the schema declares, each once", () => {
+    const documented = documentedVariables();
+    expect(new Set(documented).size).toBe(documented.length);
+    expect([...documented].sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
 });

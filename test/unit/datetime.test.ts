@@ -3,7 +3,7 @@ import {
   formatProviderDateTime,
   isValidTimeZone,
   parseProviderDateTime,
-} from "../../src/provider/datetime.js";
+} from "../../src/adapters/provider/datetime.js";
 
 describe("provider date and time", () => {
   it("reads the wall-clock time in the configured zone", () => {

@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  filtersPresent,
-  type Journey,
-  PAGE_SIZE,
-  pageOf,
-  renewals,
-} from "../../src/bot/features/topup/journey.js";
+import { type Journey, PAGE_SIZE, pageOf, renewals } from "../../src/bot/features/topup/journey.js";
+import { parseBouquetName } from "../../src/domain/bouquet-name.js";
+import { filtersPresent } from "../../src/domain/catalogue.js";
 import type { Bouquet } from "../../src/domain/model.js";
-import { parseBouquetName } from "../../src/provider/bouquet-name.js";
 
 const bouquet = (code: string, name: string, price = 100): Bouquet => ({
   code,

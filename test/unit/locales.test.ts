@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LOCALES_DIRECTORY } from "../../src/bot/i18n.js";
+import { LOCALES_DIRECTORY } from "../../src/bot/shared/i18n.js";
 
 /** Message keys of one locale folder, per file. */
 function keysOf(locale: string): Map<string, string[]> {

@@ -7,9 +7,9 @@ import {
   SUBSCRIPTIONS_SHOWN,
   TELEGRAM_TEXT_LIMIT,
 } from "../../src/bot/features/support/views.js";
-import type { Translate } from "../../src/bot/features/topup/views.js";
-import { ValueFormatter } from "../../src/bot/format/values.js";
-import { createI18n } from "../../src/bot/i18n.js";
+import { createI18n } from "../../src/bot/shared/i18n.js";
+import type { Translate } from "../../src/bot/shared/labels.js";
+import { ValueFormatter } from "../../src/bot/shared/values.js";
 import type { JournalEntry } from "../../src/domain/journal.js";
 import type { CustomerDetails } from "../../src/domain/support.js";
 
@@ -93,8 +93,7 @@ describe("the latest top-ups", () => {
     checkoutId: `co${i}`,
     intentId: `i${i}`,
     reference: `tg5-ref${i}`,
-    userId: 5,
-    chatId: 5,
+    buyer: 5,
     language: "en",
     cuid: "1000001",
     customerName: "Ram Thapa",

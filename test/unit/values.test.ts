@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { escapeHtml, truncate } from "../../src/bot/format/html.js";
-import { ValueFormatter } from "../../src/bot/format/values.js";
+import { escapeHtml, truncate } from "../../src/bot/shared/html.js";
+import { ValueFormatter } from "../../src/bot/shared/values.js";
 
 describe("value formatting", () => {
   it("formats money per locale, with the currency when configured", () => {

@@ -1,6 +1,6 @@
 // `npm run demo`: the offline playground. Nothing needed but `npm ci`; Redis when REDIS_URL is set.
 import { z } from "zod";
-import { createLogger } from "../../src/logger.js";
+import { createLogger } from "../../src/adapters/logger.js";
 import { startPlayground } from "./playground.js";
 
 const settings = z

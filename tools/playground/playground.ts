@@ -2,9 +2,9 @@
 // process, with a web page that looks and behaves like a Telegram chat.
 import type { Server } from "node:http";
 import type { Redis } from "ioredis";
+import type { Logger } from "../../src/adapters/logger.js";
 import { type App, createApp } from "../../src/app.js";
-import { loadConfig } from "../../src/config/config.js";
-import type { Logger } from "../../src/logger.js";
+import { loadConfig } from "../../src/config.js";
 import { createSandbox, type Sandbox } from "../sandbox/server.js";
 import { createTelegramEmulator, type TelegramEmulator } from "../telegram-emulator/index.js";
 import { type Roles, startWeb } from "./web.js";

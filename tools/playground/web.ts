@@ -6,8 +6,8 @@ import type { Message } from "grammy/types";
 import type { Sandbox } from "../sandbox/server.js";
 import type { ChatUser, StoredMessage, TelegramEmulator } from "../telegram-emulator/index.js";
 
-export type Role = "user" | "admin" | "support";
-export interface RoleSpec {
+type Role = "user" | "admin" | "support";
+interface RoleSpec {
   id: number;
   chatId: number;
   first_name: string;
@@ -27,7 +27,7 @@ export interface WebOptions {
 }
 
 /** A chat message as the page draws it. */
-export interface PageMessage {
+interface PageMessage {
   id: number;
   fromBot: boolean;
   sender: string;
@@ -48,7 +48,7 @@ const STATIC: Record<string, [string, string]> = {
   "/style.css": ["style.css", "text/css; charset=utf-8"],
 };
 
-export function toPageMessage(stored: StoredMessage): PageMessage {
+function toPageMessage(stored: StoredMessage): PageMessage {
   const message = stored.message;
   return {
     id: stored.messageId,

@@ -7,13 +7,13 @@ import type { ServiceKind } from "./types.js";
 
 type Status = "active" | "inactive";
 
-export interface SubscriptionSeed {
+interface SubscriptionSeed {
   code: string;
   /** End of that day (23:59:59 in the sandbox zone), counted from today; negative = expired. */
   endsInDays: number;
 }
 
-export interface ConnectionSeed {
+interface ConnectionSeed {
   service: ServiceKind;
   /** STB number (tv) or username (internet, iptv). */
   id: string;

@@ -15,7 +15,7 @@ import type {
   ServiceKind,
 } from "./types.js";
 
-export interface SubscriptionState {
+interface SubscriptionState {
   code: string;
   name: string;
   start: Date;

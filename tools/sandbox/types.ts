@@ -84,7 +84,7 @@ export interface SandboxTransaction extends WireTransaction {
   udf2: string | undefined;
 }
 
-export interface DirectoryConnection {
+interface DirectoryConnection {
   service: ServiceKind;
   id: string;
   status: string;

@@ -8,8 +8,8 @@ import { parseHtml } from "./html-parser.js";
 import { parseLegacyMarkdown, parseMarkdownV2 } from "./markdown-parser.js";
 import type { Params } from "./params.js";
 
-export const MAX_TEXT_LENGTH = 4096;
-export const MAX_CAPTION_LENGTH = 1024;
+const MAX_TEXT_LENGTH = 4096;
+const MAX_CAPTION_LENGTH = 1024;
 
 const PARSERS = new Map([
   ["html", parseHtml],
@@ -21,7 +21,7 @@ const PARSERS = new Map([
  * Parses `textField` with `parse_mode`, or takes `entitiesField` when given (Telegram then
  * ignores parse_mode).
  */
-export function readFormattedText(
+function readFormattedText(
   params: Params,
   textField: "text" | "caption",
   entitiesField: "entities" | "caption_entities",

@@ -38,7 +38,7 @@ export interface BotState {
   readonly chats: Map<number, ChatLog>;
 }
 
-export interface CallbackQueryState {
+interface CallbackQueryState {
   userId: number;
   chatId: number;
   messageId: number;

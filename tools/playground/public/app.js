@@ -36,22 +36,6 @@ const COMMANDS = {
 
 const SERVICE_ICONS = { tv: "📺", internet: "🌐", iptv: "📡" };
 
-/** tdlib's order for entities with the same offset and length: outermost first. */
-const ENTITY_PRIORITY = {
-  blockquote: 0,
-  expandable_blockquote: 0,
-  pre: 11,
-  code: 20,
-  url: 30,
-  text_link: 49,
-  text_mention: 49,
-  bold: 90,
-  italic: 91,
-  underline: 92,
-  strikethrough: 93,
-  spoiler: 94,
-};
-
 const BLOCKS = new Set(["pre", "blockquote", "expandable_blockquote"]);
 
 /** Inside these, nothing is turned into a link or a command. */
@@ -200,13 +184,8 @@ function renderFormatted(text, entities) {
       end: Math.max(0, Math.min(text.length, entity.offset + entity.length)),
     }))
     .filter((span) => span.end > span.start)
-    .sort(
-      (a, b) =>
-        a.start - b.start ||
-        b.end - a.end ||
-        (ENTITY_PRIORITY[a.entity.type] ?? 50) - (ENTITY_PRIORITY[b.entity.type] ?? 50) ||
-        a.index - b.index,
-    );
+    // Ties keep the order Telegram (here the emulator) sends: outermost first.
+    .sort((a, b) => a.start - b.start || b.end - a.end || a.index - b.index);
   const cuts = new Set([0, text.length]);
   for (const span of spans) {
     cuts.add(span.start);

@@ -2,12 +2,12 @@
 // audience, a preview exactly as recipients will see it, then Confirm or Cancel.
 import { InlineKeyboard } from "grammy";
 import type { BroadcastContent, Recipient } from "../../../domain/broadcast.js";
-import type { Audience } from "../../../domain/subscribers.js";
+import { type Audience, audienceOf } from "../../../domain/subscribers.js";
 import type { FlowContext, Locale } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
-import { type FlowConversation, nextInFlow } from "../flow.js";
-import { newJourneyId } from "../topup/purchase.js";
-import type { Translate } from "../topup/views.js";
+import { beginFlow, type FlowConversation, nextInFlow } from "../../shared/flow.js";
+import { broadcastButtons } from "./callback-data.js";
+import { copyReference } from "./delivery.js";
 
 export const BROADCAST = "broadcast";
 
@@ -28,23 +28,19 @@ const AUDIENCE_LABELS: Record<string, string> = {
   iptv: "audience-iptv",
 };
 
-export type Preview = (
-  chatId: number,
-  language: string,
-  content: BroadcastContent,
-) => Promise<void>;
-
-export function createBroadcastConversation(deps: BotDeps, preview: Preview) {
+export function createBroadcastConversation(deps: BotDeps) {
   return async function broadcast(
     conversation: FlowConversation,
     ctx: FlowContext,
     locale: Locale,
     prepared: BroadcastContent | null,
   ) {
-    const t: Translate = (key, variables) => deps.i18n.t(locale, key, variables);
-    const token = await conversation.external(() => newJourneyId());
-    const own = new RegExp(`^bc:${token}:`);
-    const next = () => nextInFlow(conversation, own);
+    const { t, id: token } = await beginFlow(conversation, deps.i18n, locale);
+    const isOwnButton = (data: string) => {
+      const button = broadcastButtons.decode(data);
+      return button !== null && "token" in button && button.token === token;
+    };
+    const next = () => nextInFlow(conversation, isOwnButton);
     const chatId = ctx.chat?.id ?? 0;
 
     let content = prepared;
@@ -52,7 +48,7 @@ export function createBroadcastConversation(deps: BotDeps, preview: Preview) {
     while (!content) {
       const message = (await next()).message;
       if (message?.text !== undefined || message?.photo !== undefined) {
-        content = { kind: "copy", fromChatId: chatId, messageId: message.message_id };
+        content = { kind: "copy", message: copyReference(chatId, message.message_id) };
       } else {
         await ctx.reply(t("broadcast-ask-message"));
       }
@@ -60,14 +56,16 @@ export function createBroadcastConversation(deps: BotDeps, preview: Preview) {
 
     const choices = new InlineKeyboard();
     Object.keys(AUDIENCES).forEach((key, index) => {
-      choices.text(t(AUDIENCE_LABELS[key] ?? key), `bc:${token}:a:${key}`);
+      const data = broadcastButtons.encode({ kind: "audience", token, audience: key });
+      choices.text(t(AUDIENCE_LABELS[key] ?? key), data);
       if (index % 2 === 1) choices.row();
     });
     await ctx.reply(t("broadcast-ask-audience"), { reply_markup: choices });
     let audienceKey: string | undefined;
     while (!audienceKey) {
       const pick = await next();
-      const key = pick.callbackQuery?.data?.split(":")[3];
+      const button = broadcastButtons.decode(pick.callbackQuery?.data ?? "");
+      const key = button?.kind === "audience" ? button.audience : undefined;
       if (key && AUDIENCES[key]) {
         audienceKey = key;
         await pick.answerCallbackQuery();
@@ -80,16 +78,16 @@ export function createBroadcastConversation(deps: BotDeps, preview: Preview) {
     const audience = AUDIENCES[audienceKey] as Audience;
 
     const finalContent = content;
-    await conversation.external(() => preview(chatId, locale, finalContent));
+    await conversation.external(() => deps.previewBroadcast(chatId, locale, finalContent));
     const count = await conversation.external(
-      async () => (await deps.subscribers.audience(audience)).length,
+      async () => (await audienceOf(deps.subscribers, audience)).length,
     );
     await ctx.reply(
       t("broadcast-confirm", { count, audience: t(AUDIENCE_LABELS[audienceKey] ?? "") }),
       {
         reply_markup: new InlineKeyboard()
-          .text(t("button-send"), `bc:${token}:go`)
-          .text(t("button-cancel"), `bc:${token}:no`),
+          .text(t("button-send"), broadcastButtons.encode({ kind: "send", token }))
+          .text(t("button-cancel"), broadcastButtons.encode({ kind: "abort", token })),
       },
     );
     for (;;) {
@@ -101,15 +99,16 @@ export function createBroadcastConversation(deps: BotDeps, preview: Preview) {
       }
       await answer.answerCallbackQuery();
       await answer.editMessageReplyMarkup({ reply_markup: undefined });
-      if (data.endsWith(":no")) {
+      const button = broadcastButtons.decode(data);
+      if (button?.kind === "abort") {
         await answer.reply(t("broadcast-not-sent"));
         return;
       }
-      if (data.endsWith(":go")) break;
+      if (button?.kind === "send") break;
     }
 
     await conversation.external(async (outside) => {
-      const recipients: Recipient[] = (await deps.subscribers.audience(audience)).map((s) => ({
+      const recipients: Recipient[] = (await audienceOf(deps.subscribers, audience)).map((s) => ({
         id: s.id,
         language: s.language,
       }));
@@ -126,9 +125,9 @@ export function createBroadcastConversation(deps: BotDeps, preview: Preview) {
       await deps.broadcasts.create(
         {
           id,
-          adminChatId: chatId,
+          admin: chatId,
           adminLanguage: locale,
-          progressMessageId: progress.message_id,
+          progressReport: String(progress.message_id),
           content: finalContent,
           audience,
           createdAt: deps.now(),

@@ -9,11 +9,19 @@ import type {
   DeliveryResult,
   Recipient,
 } from "../../../domain/broadcast.js";
-import { errorFields, type Logger } from "../../../logger.js";
+import type { Log } from "../../../domain/ports.js";
 import type { BotContext } from "../../context.js";
-import type { ValueFormatter } from "../../format/values.js";
-import type { Translate } from "../topup/views.js";
+import type { Translate } from "../../shared/labels.js";
+import type { ValueFormatter } from "../../shared/values.js";
 import { plansText, progressText, unsubscribeKeyboard } from "./views.js";
+
+/** The admin's message to copy, as the domain keeps it: "<chat id>/<message id>". */
+export const copyReference = (chatId: number, messageId: number) => `${chatId}/${messageId}`;
+
+function copySource(reference: string): [chatId: number, messageId: number] {
+  const [chatId, messageId] = reference.split("/").map(Number);
+  return [chatId ?? 0, messageId ?? 0];
+}
 
 /**
  * Sends broadcast messages through an Api of its own, without auto-retry: flood control is
@@ -24,7 +32,7 @@ export class TelegramBroadcastPorts implements BroadcastPorts {
     private readonly api: Api,
     private readonly i18n: I18n<BotContext>,
     private readonly formatter: (locale: string) => ValueFormatter,
-    private readonly logger: Logger,
+    private readonly log: Log,
   ) {}
 
   private translate(locale: string): Translate {
@@ -36,11 +44,11 @@ export class TelegramBroadcastPorts implements BroadcastPorts {
     const t = this.translate(language);
     const reply_markup = unsubscribeKeyboard(t);
     if (content.kind === "copy") {
-      await this.api.copyMessage(chatId, content.fromChatId, content.messageId, { reply_markup });
+      await this.api.copyMessage(chatId, ...copySource(content.message), { reply_markup });
       return;
     }
     const text = plansText(content.service, content.groups, t, this.formatter(language));
-    await this.api.sendMessage(chatId, text, { parse_mode: "HTML", reply_markup });
+    await this.api.sendMessage(chatId, text, { reply_markup });
   }
 
   async deliver(recipient: Recipient, content: BroadcastContent): Promise<DeliveryResult> {
@@ -59,10 +67,7 @@ export class TelegramBroadcastPorts implements BroadcastPorts {
           return "blocked";
         }
       }
-      this.logger.warn(
-        { ...errorFields(error), recipient: recipient.id },
-        "broadcast message not delivered",
-      );
+      this.log.warn({ err: error, recipient: recipient.id }, "broadcast message not delivered");
       return "failed";
     }
   }
@@ -75,11 +80,11 @@ export class TelegramBroadcastPorts implements BroadcastPorts {
     const text = progressText(counts, phase, this.translate(record.adminLanguage));
     if (phase !== "sending") {
       // The final report arrives as a new message, so that the admin is notified.
-      await this.api.sendMessage(record.adminChatId, text);
+      await this.api.sendMessage(record.admin, text);
       return;
     }
     try {
-      await this.api.editMessageText(record.adminChatId, record.progressMessageId, text);
+      await this.api.editMessageText(record.admin, Number(record.progressReport), text);
     } catch (error) {
       if (error instanceof GrammyError && error.description.includes("message is not modified"))
         return;

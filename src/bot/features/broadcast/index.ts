@@ -1,17 +1,24 @@
-// Admin commands: /broadcast, /plans <code>, /broadcast_cancel. Everyone else is refused.
+// Admin broadcasts: the /broadcast conversation, /plans <code>, /broadcast_cancel. Everyone
+// else is refused. The subscriber registry (registry.ts) is installed apart, early.
+import { createConversation } from "@grammyjs/conversations";
 import { Composer } from "grammy";
 import { normalizeCustomerCode } from "../../../domain/customer-code.js";
-import { errorFields } from "../../../logger.js";
-import { ProviderRejectedError } from "../../../provider/errors.js";
+import { ask, type ReadFailure } from "../../../domain/provider-answers.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
-import { localeOf } from "../../i18n.js";
-import { BROADCAST } from "./conversation.js";
+import { localeOf } from "../../shared/i18n.js";
+import { BROADCAST, createBroadcastConversation } from "./conversation.js";
 import { planGroups } from "./views.js";
 
-export function createBroadcastCommands(deps: BotDeps): Composer<BotContext> {
-  const commands = new Composer<BotContext>();
-  const chat = commands.chatType("private");
+export function createBroadcast(deps: BotDeps): Composer<BotContext> {
+  const broadcast = new Composer<BotContext>();
+  broadcast.use(
+    createConversation(createBroadcastConversation(deps), {
+      id: BROADCAST,
+      maxMillisecondsToWait: deps.config.sessionIdleMs,
+    }),
+  );
+  const chat = broadcast.chatType("private");
   const isAdmin = (ctx: BotContext) => deps.config.adminUserIds.includes(ctx.from?.id ?? 0);
 
   chat.command(["broadcast", "plans", "broadcast_cancel"], async (ctx, next) => {
@@ -30,29 +37,34 @@ export function createBroadcastCommands(deps: BotDeps): Composer<BotContext> {
       await ctx.reply(ctx.t("plans-usage"));
       return;
     }
-    try {
-      const info = await deps.provider.getCustomer(check.code);
-      const connection = info.connections.find((c) => c.id === check.code) ?? info.connections[0];
-      if (!connection) {
-        await ctx.reply(ctx.t("no-connections"));
-        return;
-      }
-      const offer = await deps.provider.getPackages(info.customer.cuid, connection);
-      const content = {
-        kind: "plans" as const,
-        service: connection.service,
-        groups: planGroups(offer.bouquets),
-      };
-      await ctx.conversation.exitAll();
-      await ctx.conversation.enter(BROADCAST, localeOf(ctx), content);
-    } catch (error) {
-      if (error instanceof ProviderRejectedError) {
-        await ctx.reply(ctx.t("plans-not-found"));
-        return;
-      }
-      deps.logger.warn(errorFields(error), "plans lookup failed");
-      await ctx.reply(ctx.t("provider-unavailable"));
+    const refuse = async (failure: ReadFailure) => {
+      await ctx.reply(ctx.t(failure === "not-found" ? "plans-not-found" : "provider-unavailable"));
+    };
+    const found = await ask(
+      () => deps.provider.getCustomer(check.code),
+      deps.logger,
+      "plans lookup",
+    );
+    if (!found.ok) return refuse(found.failure);
+    const { customer, connections } = found.value;
+    const connection = connections.find((c) => c.id === check.code) ?? connections[0];
+    if (!connection) {
+      await ctx.reply(ctx.t("no-connections"));
+      return;
     }
+    const listed = await ask(
+      () => deps.provider.getPackages(customer.cuid, connection),
+      deps.logger,
+      "plans listing",
+    );
+    if (!listed.ok) return refuse(listed.failure);
+    const content = {
+      kind: "plans" as const,
+      service: connection.service,
+      groups: planGroups(listed.value.bouquets),
+    };
+    await ctx.conversation.exitAll();
+    await ctx.conversation.enter(BROADCAST, localeOf(ctx), content);
   });
 
   chat.command("broadcast_cancel", async (ctx) => {
@@ -60,5 +72,5 @@ export function createBroadcastCommands(deps: BotDeps): Composer<BotContext> {
     for (const id of running) await deps.broadcasts.cancel(id);
     await ctx.reply(ctx.t(running.length > 0 ? "broadcast-cancelling" : "broadcast-none-running"));
   });
-  return commands;
+  return broadcast;
 }

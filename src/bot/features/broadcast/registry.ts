@@ -3,9 +3,10 @@
 import { Composer } from "grammy";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
-import { localeOf } from "../../i18n.js";
+import { localeOf } from "../../shared/i18n.js";
+import { broadcastButtons } from "./callback-data.js";
 
-export const UNSUBSCRIBE = "bc:stop";
+const UNSUBSCRIBE = broadcastButtons.encode({ kind: "unsubscribe" });
 /** The registry is refreshed at most this often per chat, to keep updates cheap. */
 const REFRESH_MS = 3_600_000;
 

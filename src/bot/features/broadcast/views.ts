@@ -1,17 +1,20 @@
 // Texts and keyboards of broadcasts. Pure functions.
 import { InlineKeyboard } from "grammy";
 import type { BroadcastCounts, BroadcastPhase, PlanGroup } from "../../../domain/broadcast.js";
+import { filterOf, filtersPresent } from "../../../domain/catalogue.js";
 import type { Bouquet, ServiceKind } from "../../../domain/model.js";
-import { escapeHtml, truncate } from "../../format/html.js";
-import type { ValueFormatter } from "../../format/values.js";
-import { filterOf, filtersPresent } from "../topup/journey.js";
-import type { Translate } from "../topup/views.js";
-import { UNSUBSCRIBE } from "./registry.js";
+import { escapeHtml, truncate } from "../../shared/html.js";
+import type { Translate } from "../../shared/labels.js";
+import type { ValueFormatter } from "../../shared/values.js";
+import { broadcastButtons } from "./callback-data.js";
 
 const MAX_TEXT = 4_000;
 
 export const unsubscribeKeyboard = (t: Translate) =>
-  new InlineKeyboard().text(t("button-unsubscribe"), UNSUBSCRIBE);
+  new InlineKeyboard().text(
+    t("button-unsubscribe"),
+    broadcastButtons.encode({ kind: "unsubscribe" }),
+  );
 
 /** The bouquets of a connection grouped by period, for a plan-information broadcast. */
 export function planGroups(bouquets: Bouquet[]): PlanGroup[] {

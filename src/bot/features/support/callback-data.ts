@@ -1,21 +1,12 @@
-// Callback data of support cards: the Refresh button carries a short random id that Redis
-// maps to the looked-up code (see domain/lookup-refs.ts), never the code itself.
+// The Refresh button of a support card carries a short random id that the lookup-ref store
+// maps to the looked-up code, never the code itself.
+import { callbackCodec } from "../../shared/callback-data.js";
 
-export const MAX_CALLBACK_BYTES = 64;
+const REF_ID = /^[\w-]{8,24}$/;
 
-const PREFIX = "su:r:";
-export const REFRESH_DATA = /^su:r:([A-Za-z0-9_-]{8,24})$/;
-
-export function encodeRefresh(refId: string): string {
-  const data = `${PREFIX}${refId}`;
-  if (!REFRESH_DATA.test(data)) throw new RangeError("not a lookup ref id");
-  if (Buffer.byteLength(data, "utf8") > MAX_CALLBACK_BYTES) {
-    throw new RangeError(`callback data over ${MAX_CALLBACK_BYTES} bytes`);
-  }
-  return data;
-}
-
-/** The ref id, or null for anything this bot did not produce. */
-export function decodeRefresh(data: string): string | null {
-  return REFRESH_DATA.exec(data)?.[1] ?? null;
-}
+export const refreshButtons = callbackCodec<string>(
+  "su",
+  (refId) => ["r", refId],
+  ([op, refId, ...rest]) =>
+    op === "r" && refId !== undefined && REF_ID.test(refId) && rest.length === 0 ? refId : null,
+);

@@ -3,14 +3,12 @@
 // commands are for support staff, other groups get no reaction at all. Also notices the bot
 // being added to or removed from groups.
 import { Composer } from "grammy";
-import { LookupRefs } from "../../../domain/lookup-refs.js";
-import { SUPPORT_COMMANDS, SupportAudit } from "../../../domain/support-audit.js";
+import { SUPPORT_COMMANDS } from "../../../domain/support-audit.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
-import { REFRESH_DATA } from "./callback-data.js";
+import { refreshButtons } from "./callback-data.js";
 import { createLookup } from "./lookup.js";
 import { createRecent } from "./recent.js";
-import type { SupportTools } from "./tools.js";
 import { createTxn } from "./txn.js";
 
 /** The commands staff type; "refresh" is a button. */
@@ -21,11 +19,6 @@ const isGroup = (type: string | undefined) => type === "group" || type === "supe
 export function createSupport(deps: BotDeps): Composer<BotContext> {
   const support = new Composer<BotContext>();
   const allowed = new Set(deps.config.supportChatIds);
-  const tools: SupportTools = {
-    deps,
-    audit: new SupportAudit(deps.redis, deps.keys),
-    refs: new LookupRefs(deps.redis, deps.keys),
-  };
 
   // Logged for groups only (private chats' blocks are the subscriber registry's business);
   // passed on either way so that other features see it too.
@@ -46,16 +39,14 @@ export function createSupport(deps: BotDeps): Composer<BotContext> {
   });
 
   const staff = support.filter((ctx) => isGroup(ctx.chat?.type) && allowed.has(ctx.chat?.id ?? 0));
-  staff.use(createLookup(tools), createTxn(tools), createRecent(tools));
+  staff.use(createLookup(deps), createTxn(deps), createRecent(deps));
 
-  support
-    .chatType("private")
-    .command(TYPED_COMMANDS, (ctx) => ctx.reply(ctx.t("support-only"), { parse_mode: "HTML" }));
+  support.chatType("private").command(TYPED_COMMANDS, (ctx) => ctx.reply(ctx.t("support-only")));
   // Other groups (and channels): complete silence, and nothing for the fallback to answer.
   support.command(TYPED_COMMANDS, (ctx) => {
     deps.logger.debug({ chatId: ctx.chat?.id }, "support command outside support chats ignored");
   });
-  support.callbackQuery(REFRESH_DATA, async (ctx) => {
+  support.callbackQuery(refreshButtons.filter, async (ctx) => {
     deps.logger.debug({ chatId: ctx.chat?.id }, "support button outside support chats ignored");
     await ctx.answerCallbackQuery();
   });

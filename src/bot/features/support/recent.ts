@@ -3,40 +3,31 @@ import { Composer } from "grammy";
 import { normalizeCustomerCode } from "../../../domain/customer-code.js";
 import { recentTopups } from "../../../domain/support.js";
 import type { BotContext } from "../../context.js";
-import { escapeHtml } from "../../format/html.js";
-import { answer, audited, formatterOf, guarded, type SupportTools, translator } from "./tools.js";
+import type { BotDeps } from "../../deps.js";
+import { escapeHtml } from "../../shared/html.js";
+import { answer, audited, formatterOf, translator } from "./audit.js";
 import { RECENT_SHOWN, recentText } from "./views.js";
 
-export function createRecent(tools: SupportTools): Composer<BotContext> {
+export function createRecent(deps: BotDeps): Composer<BotContext> {
   const recent = new Composer<BotContext>();
-  const { deps } = tools;
 
-  recent.command(
-    "recent",
-    guarded(tools, "recent", async (ctx) => {
-      const t = translator(ctx);
-      const raw = typeof ctx.match === "string" ? ctx.match.trim() : "";
-      let code: string | undefined;
-      if (raw !== "") {
-        // Connection ids and customer ids as typed; mobile numbers normalised.
-        if (!normalizeCustomerCode(raw).ok) return answer(ctx, t("support-code-invalid"));
-        code = raw;
-      }
-      await audited(tools, ctx, "recent", code ?? "");
-      const found = await recentTopups(
-        deps.journal,
-        deps.provider,
-        code,
-        RECENT_SHOWN,
-        deps.logger,
-      );
-      if (found.kind === "not-found") {
-        return answer(ctx, t("support-customer-not-found", { code: escapeHtml(code ?? "") }));
-      }
-      if (found.kind === "failed") return answer(ctx, t("support-unavailable"));
-      return answer(ctx, recentText(found.entries, code, t, formatterOf(tools, ctx)));
-    }),
-  );
+  recent.command("recent", async (ctx) => {
+    const t = translator(ctx);
+    const raw = ctx.match.trim();
+    let code: string | undefined;
+    if (raw !== "") {
+      // Connection ids and customer ids as typed; mobile numbers normalised.
+      if (!normalizeCustomerCode(raw).ok) return answer(ctx, t("support-code-invalid"));
+      code = raw;
+    }
+    await audited(deps, ctx, "recent", code ?? "");
+    const found = await recentTopups(deps.journal, deps.provider, code, RECENT_SHOWN, deps.logger);
+    if (found.kind === "not-found") {
+      return answer(ctx, t("support-customer-not-found", { code: escapeHtml(code ?? "") }));
+    }
+    if (found.kind === "failed") return answer(ctx, t("support-unavailable"));
+    return answer(ctx, recentText(found.entries, code, t, formatterOf(deps, ctx)));
+  });
 
   return recent;
 }

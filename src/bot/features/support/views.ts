@@ -1,14 +1,14 @@
 // What support staff read: customer cards, transactions and the latest top-ups, as HTML
 // texts (every provider and journal string escaped). Pure functions.
 import { InlineKeyboard } from "grammy";
+import { parseBouquetName } from "../../../domain/bouquet-name.js";
 import type { JournalEntry, JournalState } from "../../../domain/journal.js";
 import type { Connection, Subscription, Transaction } from "../../../domain/model.js";
 import type { ConnectionDetails, CustomerDetails } from "../../../domain/support.js";
-import { parseBouquetName } from "../../../provider/bouquet-name.js";
-import { escapeHtml, truncate } from "../../format/html.js";
-import type { ValueFormatter } from "../../format/values.js";
-import { connectionLabel, type Translate } from "../topup/views.js";
-import { encodeRefresh } from "./callback-data.js";
+import { escapeHtml, truncate } from "../../shared/html.js";
+import { connectionLabel, relativeDays, statusLabel, type Translate } from "../../shared/labels.js";
+import type { ValueFormatter } from "../../shared/values.js";
+import { refreshButtons } from "./callback-data.js";
 
 /** Telegram refuses longer texts; cards stay within a margin below it. */
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -23,17 +23,6 @@ const ID_LENGTH = 64;
 const BOUQUET_LENGTH = 60;
 
 const text = (value: string, max: number) => escapeHtml(truncate(value, max));
-
-function statusText(status: string, t: Translate): string {
-  if (status === "active") return t("status-active");
-  if (status === "inactive") return t("status-inactive");
-  return text(status, 20);
-}
-
-function relativeDays(days: number, t: Translate): string {
-  if (days === 0) return t("ends-today");
-  return days > 0 ? t("expires-in", { days }) : t("expired-ago", { days: -days });
-}
 
 function connectionTitle(connection: Connection, t: Translate): string {
   const shown = { ...connection, id: truncate(connection.id, ID_LENGTH) };
@@ -91,7 +80,7 @@ export function customerCardText(
   const head = t("support-card-header", {
     name: text(name, NAME_LENGTH),
     cuid: text(customer.cuid, ID_LENGTH),
-    status: statusText(customer.status, t),
+    status: escapeHtml(statusLabel(customer.status, t)),
   });
   const foot = t("support-checked", { time: fmt.moment(now) });
   const blocks = details.connections.map((c) => connectionBlock(c, t, fmt, now));
@@ -115,10 +104,10 @@ export function customerCardText(
 }
 
 export function refreshKeyboard(refId: string, t: Translate): InlineKeyboard {
-  return new InlineKeyboard().text(t("support-button-refresh"), encodeRefresh(refId));
+  return new InlineKeyboard().text(t("support-button-refresh"), refreshButtons.encode(refId));
 }
 
-export function stateLabel(state: JournalState, t: Translate): string {
+function stateLabel(state: JournalState, t: Translate): string {
   return t(`support-state-${state}`);
 }
 

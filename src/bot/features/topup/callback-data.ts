@@ -1,9 +1,23 @@
-// Callback data of the top-up journey. Buttons carry a short journey id and small indices,
-// never provider codes, so that they stay far below Telegram's 64-byte limit whatever the
-// provider's codes look like; the journey in the session maps them back.
-import type { BillingPeriod } from "../../../domain/model.js";
+// The buttons of the top-up journey. Menu buttons carry the journey's short id and small
+// indices; the journey in the session maps them back to connections and bouquets.
+import type { BouquetFilter } from "../../../domain/catalogue.js";
+import { callbackCodec, indexPart } from "../../shared/callback-data.js";
 
-export type BouquetFilter = BillingPeriod | "addon" | "other";
+export type MenuAction =
+  | { op: "overview" }
+  | { op: "list"; filter: BouquetFilter; page: number }
+  | { op: "pick"; bouquet: number }
+  | { op: "confirm" }
+  | { op: "cancel" }
+  | { op: "noop" };
+
+export type TopupButton =
+  | { kind: "menu"; journeyId: string; action: MenuAction }
+  | { kind: "connection"; journeyId: string; index: number }
+  /** Under an outcome: start again, say goodbye, or try a not-charged top-up again. */
+  | { kind: "another" }
+  | { kind: "done" }
+  | { kind: "retry"; reference: string };
 
 const FILTER_CODES: Record<BouquetFilter, string> = {
   monthly: "m",
@@ -17,69 +31,73 @@ const FILTER_BY_CODE = new Map(
   Object.entries(FILTER_CODES).map(([filter, code]) => [code, filter as BouquetFilter]),
 );
 
-export type MenuAction =
-  | { op: "overview" }
-  | { op: "list"; filter: BouquetFilter; page: number }
-  | { op: "pick"; bouquet: number }
-  | { op: "confirm" }
-  | { op: "cancel" }
-  | { op: "noop" };
+const SIMPLE_OPS = { o: "overview", c: "confirm", x: "cancel", n: "noop" } as const;
+const SIMPLE_CODES = { overview: "o", confirm: "c", cancel: "x", noop: "n" } as const;
 
-export interface MenuCallback {
-  journeyId: string;
-  action: MenuAction;
-}
+const JOURNEY_ID = /^[a-z0-9]{1,12}$/;
 
-export const MAX_CALLBACK_BYTES = 64;
-
-function checked(data: string): string {
-  if (Buffer.byteLength(data, "utf8") > MAX_CALLBACK_BYTES) {
-    throw new RangeError(`callback data over ${MAX_CALLBACK_BYTES} bytes`);
-  }
-  return data;
-}
-
-export function encodeMenu(journeyId: string, action: MenuAction): string {
-  const prefix = `t:${journeyId}:`;
+function menuParts(journeyId: string, action: MenuAction): (string | number)[] {
   switch (action.op) {
-    case "overview":
-      return checked(`${prefix}o`);
     case "list":
-      return checked(`${prefix}l:${FILTER_CODES[action.filter]}:${action.page}`);
+      return ["l", journeyId, FILTER_CODES[action.filter], action.page];
     case "pick":
-      return checked(`${prefix}b:${action.bouquet}`);
-    case "confirm":
-      return checked(`${prefix}c`);
-    case "cancel":
-      return checked(`${prefix}x`);
-    case "noop":
-      return checked(`${prefix}n`);
+      return ["b", journeyId, action.bouquet];
+    default:
+      return [SIMPLE_CODES[action.op], journeyId];
   }
 }
 
-const MENU = /^t:([a-z0-9]{1,12}):(o|c|x|n|l:([a-z]):(\d{1,4})|b:(\d{1,4}))$/;
-
-/** Returns null for anything this bot did not produce (forged or foreign data). */
-export function decodeMenu(data: string): MenuCallback | null {
-  const match = MENU.exec(data);
-  if (!match?.[1] || !match[2]) return null;
-  const journeyId = match[1];
-  const [op] = match[2];
+function decode(parts: readonly string[]): TopupButton | null {
+  const [op = "", second, third, fourth, ...rest] = parts;
+  if (rest.length > 0) return null;
+  if (op === "a" || op === "d") {
+    return second === undefined ? { kind: op === "a" ? "another" : "done" } : null;
+  }
+  if (op === "r") {
+    return second !== undefined && second.length <= 30 && third === undefined
+      ? { kind: "retry", reference: second }
+      : null;
+  }
+  if (second === undefined || !JOURNEY_ID.test(second)) return null;
+  const journeyId = second;
+  const index = indexPart(third);
+  if (op === "k") {
+    return index !== null && fourth === undefined ? { kind: "connection", journeyId, index } : null;
+  }
+  if (op === "b") {
+    return index !== null && fourth === undefined
+      ? { kind: "menu", journeyId, action: { op: "pick", bouquet: index } }
+      : null;
+  }
   if (op === "l") {
-    const filter = FILTER_BY_CODE.get(match[3] ?? "");
-    return filter ? { journeyId, action: { op: "list", filter, page: Number(match[4]) } } : null;
+    const filter = FILTER_BY_CODE.get(third ?? "");
+    const page = indexPart(fourth);
+    return filter && page !== null
+      ? { kind: "menu", journeyId, action: { op: "list", filter, page } }
+      : null;
   }
-  if (op === "b") return { journeyId, action: { op: "pick", bouquet: Number(match[5]) } };
-  const simple = { o: "overview", c: "confirm", x: "cancel", n: "noop" } as const;
-  return { journeyId, action: { op: simple[op as keyof typeof simple] } };
+  const simple = SIMPLE_OPS[op as keyof typeof SIMPLE_OPS];
+  return simple && third === undefined ? { kind: "menu", journeyId, action: { op: simple } } : null;
 }
 
-export const encodeConnection = (journeyId: string, index: number) =>
-  checked(`k:${journeyId}:${index}`);
-export const CONNECTION_DATA = /^k:([a-z0-9]{1,12}):(\d{1,3})$/;
+export const topupButtons = callbackCodec<TopupButton>(
+  "t",
+  (button) => {
+    switch (button.kind) {
+      case "menu":
+        return menuParts(button.journeyId, button.action);
+      case "connection":
+        return ["k", button.journeyId, button.index];
+      case "another":
+        return ["a"];
+      case "done":
+        return ["d"];
+      case "retry":
+        return ["r", button.reference];
+    }
+  },
+  decode,
+);
 
-/** Buttons under an outcome message. */
-export const AFTER_ANOTHER = "r:another";
-export const AFTER_DONE = "r:done";
-export const encodeRetry = (reference: string) => checked(`r:retry:${reference}`);
-export const RETRY_DATA = /^r:retry:([\w-]{1,30})$/;
+export const menuButton = (journeyId: string, action: MenuAction) =>
+  topupButtons.encode({ kind: "menu", journeyId, action });

@@ -4,49 +4,39 @@
 import { Keyboard } from "grammy";
 import { normalizeCustomerCode } from "../../../domain/customer-code.js";
 import type { Connection, CustomerInfo } from "../../../domain/model.js";
-import { errorFields } from "../../../logger.js";
-import { ProviderRejectedError } from "../../../provider/errors.js";
+import { ask } from "../../../domain/provider-answers.js";
 import type { FlowContext, Locale } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
-import { escapeHtml } from "../../format/html.js";
-import { type FlowConversation, nextInFlow } from "../flow.js";
-import { CONNECTION_DATA } from "./callback-data.js";
+import { beginFlow, type FlowConversation, nextInFlow } from "../../shared/flow.js";
+import { escapeHtml } from "../../shared/html.js";
+import { connectionLabel, type Translate } from "../../shared/labels.js";
+import { topupButtons } from "./callback-data.js";
 import { type Journey, journeyFromOffer } from "./journey.js";
-import { newJourneyId } from "./purchase.js";
-import {
-  connectionChoice,
-  connectionLabel,
-  customerCard,
-  overviewView,
-  type Translate,
-} from "./views.js";
+import { connectionChoice, customerCard, overviewView } from "./views.js";
 
 export const IDENTIFY = "identify";
 
 type Lookup = { kind: "found"; info: CustomerInfo } | { kind: "not-found" } | { kind: "failed" };
 type Loaded = { kind: "loaded"; journey: Journey } | { kind: "failed" };
 
-const HTML = { parse_mode: "HTML" } as const;
+const isConnectionButton = (data: string) => topupButtons.decode(data)?.kind === "connection";
 
 export function createIdentify(deps: BotDeps) {
   async function lookup(code: string): Promise<Lookup> {
-    try {
-      return { kind: "found", info: await deps.provider.getCustomer(code) };
-    } catch (error) {
-      if (error instanceof ProviderRejectedError) return { kind: "not-found" };
-      deps.logger.warn(errorFields(error), "customer lookup failed");
-      return { kind: "failed" };
-    }
+    const found = await ask(() => deps.provider.getCustomer(code), deps.logger, "customer lookup");
+    if (found.ok) return { kind: "found", info: found.value };
+    return { kind: found.failure === "not-found" ? "not-found" : "failed" };
   }
 
   async function load(cuid: string, connection: Connection, journeyId: string): Promise<Loaded> {
-    try {
-      const offer = await deps.provider.getPackages(cuid, connection);
-      return { kind: "loaded", journey: journeyFromOffer(journeyId, offer, deps.now()) };
-    } catch (error) {
-      deps.logger.warn(errorFields(error), "package listing failed");
-      return { kind: "failed" };
-    }
+    const listed = await ask(
+      () => deps.provider.getPackages(cuid, connection),
+      deps.logger,
+      "package listing",
+    );
+    return listed.ok
+      ? { kind: "loaded", journey: journeyFromOffer(journeyId, listed.value, deps.now()) }
+      : { kind: "failed" };
   }
 
   /** Reads a code from a text or the sender's own shared contact; hints at anything else. */
@@ -71,12 +61,11 @@ export function createIdentify(deps: BotDeps) {
     locale: Locale,
     initialCode: string | null,
   ) {
-    const t: Translate = (key, variables) => deps.i18n.t(locale, key, variables);
-    const journeyId = await conversation.external(() => newJourneyId());
+    const { t, id: journeyId } = await beginFlow(conversation, deps.i18n, locale);
     let current = ctx;
     // Arguments travel as JSON: "no code" arrives as null.
     let pending = initialCode ?? undefined;
-    const next = (ownButtons?: RegExp) => nextInFlow(conversation, ownButtons);
+    const next = (isOwnButton?: (data: string) => boolean) => nextInFlow(conversation, isOwnButton);
 
     if (pending === undefined) {
       const share = new Keyboard()
@@ -106,7 +95,7 @@ export function createIdentify(deps: BotDeps) {
         return;
       }
       if (found.kind === "not-found") {
-        await current.reply(t("customer-not-found", { code: escapeHtml(check.code) }), HTML);
+        await current.reply(t("customer-not-found", { code: escapeHtml(check.code) }));
         continue;
       }
       info = found.info;
@@ -115,26 +104,25 @@ export function createIdentify(deps: BotDeps) {
     const card = customerCard(info.customer, t);
     if (info.connections.length === 0) {
       await current.reply(`${card}\n\n${t("no-connections")}`, {
-        ...HTML,
         reply_markup: { remove_keyboard: true },
       });
       return;
     }
-    await current.reply(card, { ...HTML, reply_markup: { remove_keyboard: true } });
+    await current.reply(card, { reply_markup: { remove_keyboard: true } });
 
     let connection = info.connections[0] as Connection;
     if (info.connections.length > 1) {
       const choice = connectionChoice(journeyId, info.connections, t);
       const prompt = await current.reply(choice.text, { reply_markup: choice.keyboard });
       for (;;) {
-        const pick = await next(CONNECTION_DATA);
+        const pick = await next(isConnectionButton);
         if (!pick.callbackQuery) {
           await pick.reply(t("hint-use-buttons"));
           continue;
         }
-        const [, id, index] = CONNECTION_DATA.exec(pick.callbackQuery.data ?? "") ?? [];
-        const chosen = info.connections[Number(index)];
-        if (id !== journeyId || !chosen) {
+        const button = topupButtons.decode(pick.callbackQuery.data ?? "");
+        const chosen = button?.kind === "connection" ? info.connections[button.index] : undefined;
+        if (button?.kind !== "connection" || button.journeyId !== journeyId || !chosen) {
           await pick.answerCallbackQuery(t("menu-expired"));
           continue;
         }
@@ -143,7 +131,6 @@ export function createIdentify(deps: BotDeps) {
           prompt.chat.id,
           prompt.message_id,
           escapeHtml(connectionLabel(chosen, t)),
-          HTML,
         );
         connection = chosen;
         current = pick;
@@ -159,7 +146,7 @@ export function createIdentify(deps: BotDeps) {
     }
     const fmt = deps.formatter(locale);
     const view = overviewView(loaded.journey, t, fmt, loaded.journey.updatedAt);
-    const menu = await current.reply(view.text, { ...HTML, reply_markup: view.keyboard });
+    const menu = await current.reply(view.text, { reply_markup: view.keyboard });
     await conversation.external((outside) => {
       outside.session.journey = { ...loaded.journey, menuMessageId: menu.message_id };
     });

@@ -1,5 +1,6 @@
 // The state of one subscriber's top-up after the connection is chosen: browsing, confirming.
 // It lives in the chat's session, so a restart in the middle of browsing loses nothing.
+import { type BouquetFilter, filterOf } from "../../../domain/catalogue.js";
 import type {
   Bouquet,
   Checkout,
@@ -7,7 +8,7 @@ import type {
   Customer,
   PackageOffer,
 } from "../../../domain/model.js";
-import type { BouquetFilter, MenuAction } from "./callback-data.js";
+import type { MenuAction } from "./callback-data.js";
 
 /** Bump when the journey or the identify conversation changes shape: old ones then expire. */
 export const FLOW_VERSION = 1;
@@ -50,24 +51,6 @@ export const checkoutOf = (journey: Journey): Checkout => ({
   id: journey.checkout.id,
   issuedAt: new Date(journey.checkout.issuedAt),
 });
-
-const FILTER_ORDER: BouquetFilter[] = [
-  "monthly",
-  "quarterly",
-  "half-yearly",
-  "yearly",
-  "addon",
-  "other",
-];
-
-export const filterOf = (bouquet: Bouquet): BouquetFilter =>
-  bouquet.addOn ? "addon" : (bouquet.period ?? "other");
-
-/** The filters that have at least one bouquet, in a fixed order. */
-export function filtersPresent(bouquets: Bouquet[]): BouquetFilter[] {
-  const present = new Set(bouquets.map(filterOf));
-  return FILTER_ORDER.filter((filter) => present.has(filter));
-}
 
 /** Indices of the bouquets that renew a current subscription, soonest ending first. */
 export function renewals(journey: Journey): number[] {

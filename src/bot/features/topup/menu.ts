@@ -1,46 +1,40 @@
 // Steps 3 to 5 as plain callback handlers over the journey in the session: browsing bouquets
 // by period and page, the confirm screen, and Confirm. Each tap edits the same message.
-import { Composer, GrammyError, type InlineKeyboard } from "grammy";
 import type { PurchaseIntent } from "../../../domain/topup.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
-import { localeOf } from "../../i18n.js";
-import { decodeMenu } from "./callback-data.js";
+import { editQuietly } from "../../shared/edit.js";
+import { localeOf } from "../../shared/i18n.js";
+import type { Translate } from "../../shared/labels.js";
+import type { MenuAction } from "./callback-data.js";
 import { checkoutOf, FLOW_VERSION, type Journey } from "./journey.js";
 import type { PurchaseRunner } from "./purchase.js";
-import { confirmView, listView, overviewView, type Translate } from "./views.js";
+import { confirmView, listView, overviewView } from "./views.js";
 
-const HTML = { parse_mode: "HTML" } as const;
-
-/** Editing a message into what it already shows is not an error for us. */
-export async function editQuietly(
-  ctx: BotContext,
-  text: string,
-  keyboard?: InlineKeyboard,
-): Promise<void> {
-  try {
-    await ctx.editMessageText(text, { ...HTML, reply_markup: keyboard });
-  } catch (error) {
-    if (error instanceof GrammyError && error.description.includes("message is not modified")) {
-      return;
+export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
+  /**
+   * The journey a button belongs to: the session's, or one a background purchase offered as a
+   * draft (taken into the session now, inside the chat's own update).
+   */
+  async function journeyOf(ctx: BotContext, journeyId: string): Promise<Journey | undefined> {
+    const messageId = ctx.callbackQuery?.message?.message_id;
+    const current = ctx.session.journey;
+    if (current?.id === journeyId) {
+      return current.v === FLOW_VERSION && current.menuMessageId === messageId
+        ? current
+        : undefined;
     }
-    throw error;
+    const draft = (await deps.drafts.take(ctx.chat?.id ?? 0, journeyId)) as Journey | null;
+    if (draft?.v !== FLOW_VERSION || draft.id !== journeyId) return undefined;
+    ctx.session.journey = { ...draft, menuMessageId: messageId };
+    return ctx.session.journey;
   }
-}
 
-export function createMenu(deps: BotDeps, purchases: PurchaseRunner): Composer<BotContext> {
-  const menu = new Composer<BotContext>();
-
-  menu.callbackQuery(/^t:/, async (ctx) => {
-    const callback = decodeMenu(ctx.callbackQuery.data);
-    const journey = ctx.session.journey;
+  /** Handles a tap on a journey's menu. */
+  async function handle(ctx: BotContext, journeyId: string, action: MenuAction): Promise<void> {
     const t: Translate = (key, variables) => ctx.t(key, variables);
-    const valid =
-      callback !== null &&
-      journey?.v === FLOW_VERSION &&
-      journey.id === callback.journeyId &&
-      ctx.callbackQuery.message?.message_id === journey.menuMessageId;
-    if (!valid || !journey) {
+    const journey = await journeyOf(ctx, journeyId);
+    if (!journey) {
       await ctx.answerCallbackQuery(t("menu-expired"));
       return;
     }
@@ -53,7 +47,6 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner): Composer<B
     }
     journey.updatedAt = now;
     const fmt = deps.formatter(localeOf(ctx));
-    const action = callback.action;
 
     switch (action.op) {
       case "noop":
@@ -100,21 +93,20 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner): Composer<B
         await confirm(ctx, journey, t);
         return;
     }
-  });
+  }
 
   /** Pay: answer at once, start the purchase, then take the buttons away. */
   async function confirm(ctx: BotContext, journey: Journey, t: Translate): Promise<void> {
     const selected = journey.selected;
     const bouquet = selected ? journey.bouquets[selected.bouquet] : undefined;
-    if (!selected || !bouquet || !ctx.chat || !ctx.from) {
+    if (!selected || !bouquet || !ctx.from) {
       await ctx.answerCallbackQuery(t("menu-expired"));
       return;
     }
     await ctx.answerCallbackQuery(t("processing"));
     const intent: PurchaseIntent = {
       intentId: selected.intentId,
-      userId: ctx.from.id,
-      chatId: ctx.chat.id,
+      buyer: ctx.from.id,
       language: localeOf(ctx),
       customer: journey.customer,
       connection: journey.connection,
@@ -128,5 +120,5 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner): Composer<B
     await editQuietly(ctx, `${summary.text}\n\n<i>${t("processing-message")}</i>`);
   }
 
-  return menu;
+  return { handle };
 }

@@ -1,32 +1,25 @@
 // The Telegram side of paying: the Confirm button starts TopupService.purchase in the
-// background (so a slow provider never holds the chat), and its outcome is told to the user.
-import { randomBytes } from "node:crypto";
-import type { Api } from "grammy";
-import type { JournalEntry } from "../../../domain/journal.js";
+// background (so a slow provider never holds the chat), and its outcome is told to the buyer.
 import type { PackageOffer } from "../../../domain/model.js";
-import type { PurchaseIntent, PurchaseOutcome, TopupService } from "../../../domain/topup.js";
-import { errorFields, type Logger } from "../../../logger.js";
+import type { PurchaseIntent, PurchaseOutcome } from "../../../domain/topup.js";
 import type { BotDeps } from "../../deps.js";
-import type { OutcomeMessenger } from "../../outcome-messenger.js";
-import { journeyFromOffer } from "./journey.js";
+import { newFlowId } from "../../shared/flow.js";
+import type { Translate } from "../../shared/labels.js";
+import { type Journey, journeyFromOffer } from "./journey.js";
+import type { TelegramOutcomes } from "./outcomes.js";
 import { confirmView, overviewView } from "./views.js";
-
-export const newJourneyId = () => randomBytes(5).toString("hex");
 
 export class PurchaseRunner {
   private readonly running = new Set<Promise<void>>();
 
   constructor(
     private readonly deps: BotDeps,
-    private readonly topups: TopupService,
-    private readonly messenger: OutcomeMessenger,
-    private readonly api: Api,
-    private readonly logger: Logger,
+    private readonly outcomes: TelegramOutcomes,
   ) {}
 
   start(intent: PurchaseIntent): void {
     const task = this.run(intent)
-      .catch((error: unknown) => this.logger.error(errorFields(error), "purchase task failed"))
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, "purchase task failed"))
       .finally(() => this.running.delete(task));
     this.running.add(task);
   }
@@ -37,38 +30,34 @@ export class PurchaseRunner {
   }
 
   private async run(intent: PurchaseIntent): Promise<void> {
-    const { chatId, language } = intent;
-    const outcome = await this.topups.purchase(intent, {
-      onChecking: () => this.quietly(this.messenger.say(chatId, language, "checking-payment")),
+    const outcome = await this.deps.topups.purchase(intent, {
+      onChecking: () => this.quietly(this.say(intent, "checking-payment")),
     });
-    this.deps.metrics.purchases.inc({ outcome: outcome.kind });
-    this.logger.info(
-      {
-        outcome: outcome.kind,
-        checkoutId: "entry" in outcome ? outcome.entry.checkoutId : undefined,
-      },
+    const label = outcome.kind === "settled" ? outcome.entry.state : outcome.kind;
+    this.deps.metrics.purchases.inc({ outcome: label });
+    this.deps.logger.info(
+      { outcome: label, checkoutId: "entry" in outcome ? outcome.entry.checkoutId : undefined },
       "purchase finished",
     );
     await this.tell(intent, outcome);
   }
 
   private async tell(intent: PurchaseIntent, outcome: PurchaseOutcome): Promise<void> {
-    const { chatId, language } = intent;
     switch (outcome.kind) {
-      case "done":
-        await this.deps.subscribers.noteService(intent.userId, intent.connection.service);
-        return this.deliver(outcome.entry);
-      case "not-charged":
-        return this.deliver(outcome.entry);
+      case "settled":
+        if (outcome.entry.state === "done") {
+          await this.deps.subscribers.noteService(intent.buyer, intent.connection.service);
+        }
+        // Not told now (Telegram down): reconciliation tells it later.
+        await this.deps.teller.tell(outcome.entry);
+        return;
       case "still-checking":
-        return this.messenger.say(chatId, language, "still-checking");
-      case "rejected":
-        return this.messenger.say(chatId, language, "purchase-rejected", { code: outcome.code });
+        return this.say(intent, "still-checking");
       case "unavailable":
       case "unauthorized":
-        return this.messenger.say(chatId, language, "provider-unavailable");
+        return this.say(intent, "provider-unavailable");
       case "busy":
-        return this.messenger.say(chatId, language, "purchase-busy");
+        return this.say(intent, "purchase-busy");
       case "duplicate":
         return;
       case "price-changed":
@@ -78,19 +67,19 @@ export class PurchaseRunner {
     }
   }
 
-  /** A receipt not delivered now is delivered by reconciliation later. */
-  private async deliver(entry: JournalEntry): Promise<void> {
-    await this.messenger.deliverEntry(entry);
-    await this.deps.journal.delivered(entry.checkoutId);
+  private say(intent: PurchaseIntent, key: string): Promise<void> {
+    return this.outcomes.say(intent.buyer, intent.language, key);
   }
 
-  /** The price changed (ask again at the new price) or the bouquet is gone (show the list). */
+  /**
+   * The price changed (ask again at the new price) or the bouquet is gone (show the list). The
+   * new journey waits as a draft: the chat's session is only written by the chat's own updates.
+   */
   private async offerAgain(intent: PurchaseIntent, offer: PackageOffer, code: string | null) {
-    const t = (key: string, variables?: Record<string, string | number>) =>
-      this.messenger.translate(intent.language, key, variables);
+    const t: Translate = (key, variables) => this.deps.i18n.t(intent.language, key, variables);
     const fmt = this.deps.formatter(intent.language);
     const now = this.deps.now();
-    const journey = journeyFromOffer(newJourneyId(), offer, now);
+    const journey: Journey = journeyFromOffer(newFlowId(), offer, now);
     const index = code === null ? -1 : journey.bouquets.findIndex((b) => b.code === code);
     let view: ReturnType<typeof overviewView>;
     if (index >= 0) {
@@ -105,21 +94,15 @@ export class PurchaseRunner {
       const overview = overviewView(journey, t, fmt, now);
       view = { ...overview, text: `${t("bouquet-gone")}\n\n${overview.text}` };
     }
-    const message = await this.api.sendMessage(intent.chatId, view.text, {
-      parse_mode: "HTML",
-      reply_markup: view.keyboard,
-    });
-    await this.deps.sessions.update(intent.chatId, (session) => ({
-      ...session,
-      journey: { ...journey, menuMessageId: message.message_id },
-    }));
+    await this.deps.drafts.put(intent.buyer, journey.id, journey);
+    await this.outcomes.sendMenu(intent.buyer, view.text, view.keyboard);
   }
 
   private async quietly(task: Promise<unknown>): Promise<void> {
     try {
       await task;
     } catch (error) {
-      this.logger.warn(errorFields(error), "could not send a progress message");
+      this.deps.logger.warn({ err: error }, "could not send a progress message");
     }
   }
 }

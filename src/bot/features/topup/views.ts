@@ -1,18 +1,13 @@
 // What the journey looks like: message texts (HTML) and inline keyboards. Pure functions.
 import { InlineKeyboard } from "grammy";
+import { parseBouquetName } from "../../../domain/bouquet-name.js";
+import { type BouquetFilter, filtersPresent } from "../../../domain/catalogue.js";
 import type { Connection, Customer } from "../../../domain/model.js";
-import { parseBouquetName } from "../../../provider/bouquet-name.js";
-import { escapeHtml, truncate } from "../../format/html.js";
-import type { ValueFormatter } from "../../format/values.js";
-import {
-  type BouquetFilter,
-  encodeConnection,
-  encodeMenu,
-  type MenuAction,
-} from "./callback-data.js";
-import { filtersPresent, type Journey, pageOf, renewals } from "./journey.js";
-
-export type Translate = (key: string, variables?: Record<string, string | number>) => string;
+import { escapeHtml, truncate } from "../../shared/html.js";
+import { connectionLabel, relativeDays, statusLabel, type Translate } from "../../shared/labels.js";
+import type { ValueFormatter } from "../../shared/values.js";
+import { type MenuAction, menuButton, topupButtons } from "./callback-data.js";
+import { type Journey, pageOf, renewals } from "./journey.js";
 
 export interface View {
   text: string;
@@ -22,42 +17,30 @@ export interface View {
 const LABEL_LENGTH = 40;
 
 /** First name and the initial of the last name: anyone who knows a number can look one up. */
-export function shortName(customer: Customer): string {
+function shortName(customer: Customer): string {
   const initial = Array.from(customer.lastName.trim())[0];
   return escapeHtml(initial ? `${customer.firstName} ${initial}.` : customer.firstName);
-}
-
-export function connectionLabel(connection: Connection, t: Translate): string {
-  return t("connection-label", {
-    service: t(`service-${connection.service}`),
-    id: connection.id,
-    status: t(connection.status === "active" ? "status-active" : "status-inactive"),
-  });
 }
 
 export function customerCard(customer: Customer, t: Translate): string {
   return t("customer-card", {
     name: shortName(customer),
     cuid: escapeHtml(customer.cuid),
-    status: t(customer.status === "active" ? "status-active" : "status-inactive"),
+    status: escapeHtml(statusLabel(customer.status, t)),
   });
 }
 
 export function connectionChoice(journeyId: string, connections: Connection[], t: Translate): View {
   const keyboard = new InlineKeyboard();
   connections.forEach((connection, index) => {
-    keyboard.text(connectionLabel(connection, t), encodeConnection(journeyId, index)).row();
+    const data = topupButtons.encode({ kind: "connection", journeyId, index });
+    keyboard.text(connectionLabel(connection, t), data).row();
   });
   const anyInactive = connections.some((c) => c.status !== "active");
   const text = anyInactive
     ? `${t("choose-connection")}\n${t("inactive-can-renew")}`
     : t("choose-connection");
   return { text, keyboard };
-}
-
-function relativeDays(days: number, t: Translate): string {
-  if (days === 0) return t("ends-today");
-  return days > 0 ? t("expires-in", { days }) : t("expired-ago", { days: -days });
 }
 
 function header(journey: Journey, t: Translate): string {
@@ -100,15 +83,15 @@ export function overviewView(
     keyboard
       .text(
         t("renew-button", priced(journey, index, fmt)),
-        encodeMenu(journey.id, { op: "pick", bouquet: index }),
+        menuButton(journey.id, { op: "pick", bouquet: index }),
       )
       .row();
   }
   filtersPresent(journey.bouquets).forEach((filter, i) => {
-    keyboard.text(t(`filter-${filter}`), encodeMenu(journey.id, { op: "list", filter, page: 0 }));
+    keyboard.text(t(`filter-${filter}`), menuButton(journey.id, { op: "list", filter, page: 0 }));
     if (i % 2 === 1) keyboard.row();
   });
-  keyboard.row().text(t("button-cancel"), encodeMenu(journey.id, { op: "cancel" }));
+  keyboard.row().text(t("button-cancel"), menuButton(journey.id, { op: "cancel" }));
   return { text: lines.join("\n"), keyboard };
 }
 
@@ -132,20 +115,20 @@ export function listView(
     keyboard
       .text(
         t(key, priced(journey, index, fmt)),
-        encodeMenu(journey.id, { op: "pick", bouquet: index }),
+        menuButton(journey.id, { op: "pick", bouquet: index }),
       )
       .row();
   }
-  const go = (target: number) => encodeMenu(journey.id, { op: "list", filter, page: target });
+  const go = (target: number) => menuButton(journey.id, { op: "list", filter, page: target });
   keyboard
-    .text(t("button-prev"), page > 0 ? go(page - 1) : encodeMenu(journey.id, { op: "noop" }))
-    .text(t("page-indicator", { page: page + 1, pages }), encodeMenu(journey.id, { op: "noop" }))
+    .text(t("button-prev"), page > 0 ? go(page - 1) : menuButton(journey.id, { op: "noop" }))
+    .text(t("page-indicator", { page: page + 1, pages }), menuButton(journey.id, { op: "noop" }))
     .text(
       t("button-next"),
-      page < pages - 1 ? go(page + 1) : encodeMenu(journey.id, { op: "noop" }),
+      page < pages - 1 ? go(page + 1) : menuButton(journey.id, { op: "noop" }),
     )
     .row()
-    .text(t("button-back"), encodeMenu(journey.id, { op: "overview" }));
+    .text(t("button-back"), menuButton(journey.id, { op: "overview" }));
   return { text, keyboard };
 }
 
@@ -172,9 +155,9 @@ export function confirmView(
     .filter(Boolean)
     .join("\n");
   const keyboard = new InlineKeyboard()
-    .text(t("button-confirm"), encodeMenu(journey.id, { op: "confirm" }))
+    .text(t("button-confirm"), menuButton(journey.id, { op: "confirm" }))
     .row()
-    .text(t("button-back"), encodeMenu(journey.id, back))
-    .text(t("button-cancel"), encodeMenu(journey.id, { op: "cancel" }));
+    .text(t("button-back"), menuButton(journey.id, back))
+    .text(t("button-cancel"), menuButton(journey.id, { op: "cancel" }));
   return { text, keyboard };
 }

@@ -1,0 +1,125 @@
+import { Agent, request, errors as undiciErrors } from "undici";
+import {
+  type ProviderOperation,
+  ProviderProtocolError,
+  ProviderRejectedError,
+  ProviderUnauthorizedError,
+  ProviderUnavailableError,
+} from "../../domain/provider-errors.js";
+
+export interface TransportOptions {
+  baseUrl: string;
+  version: string;
+  token: string;
+  timeoutMs: number;
+  /** Upper bound of open connections to the provider (keep-alive pool). */
+  maxConnections?: number;
+}
+
+export interface Envelope {
+  body: unknown;
+}
+
+/** Errors raised before any byte of the request could reach the provider. */
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** Thrown with `sent: false` when the request certainly did not reach the provider. */
+export class TransportFailure extends ProviderUnavailableError {
+  constructor(
+    operation: ProviderOperation,
+    message: string,
+    readonly sent: boolean,
+    cause?: unknown,
+  ) {
+    super(operation, message, { cause });
+  }
+}
+
+/**
+ * One POST to the provider and the classification of its answer into the typed errors.
+ * Knows HTTP and the common envelope (`success`, `code`, `body`), nothing of the versions.
+ */
+export class ProviderTransport {
+  private readonly agent: Agent;
+
+  constructor(private readonly options: TransportOptions) {
+    this.agent = new Agent({
+      connections: options.maxConnections ?? 16,
+      keepAliveTimeout: 10_000,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+  }
+
+  async post(
+    operation: ProviderOperation,
+    payload: object,
+    signal?: AbortSignal,
+  ): Promise<Envelope> {
+    const url = `${this.options.baseUrl}/api/third-party/${this.options.version}/${operation}`;
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let status: number;
+    let text: string;
+    try {
+      const response = await request(url, {
+        method: "POST",
+        dispatcher: this.agent,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          authorization: `Bearer ${this.options.token}`,
+        },
+        body: JSON.stringify(payload),
+        signal: combined,
+      });
+      status = response.statusCode;
+      text = await response.body.text();
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      const timedOut = timeout.aborted || error instanceof undiciErrors.HeadersTimeoutError;
+      const code = (error as { code?: string }).code ?? "";
+      const message = timedOut
+        ? `no answer within ${this.options.timeoutMs} ms`
+        : `network error ${code || (error as Error).name}`;
+      throw new TransportFailure(operation, message, timedOut || !NOT_SENT_CODES.has(code), error);
+    }
+    return classify(operation, status, text);
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+function classify(operation: ProviderOperation, status: number, text: string): Envelope {
+  if (status === 401 || status === 403) throw new ProviderUnauthorizedError(operation, status);
+  if (status >= 500) throw new ProviderUnavailableError(operation, `HTTP ${status}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ProviderUnavailableError(operation, `HTTP ${status} with a body that is not JSON`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new ProviderProtocolError(operation, "(response)", "expected a JSON object");
+  }
+  const envelope = json as Record<string, unknown>;
+  if (typeof envelope.success !== "boolean") {
+    if (status >= 400) throw new ProviderUnavailableError(operation, `HTTP ${status}`);
+    throw new ProviderProtocolError(operation, "success", "expected boolean");
+  }
+  if (!envelope.success) {
+    const code = typeof envelope.code === "string" ? envelope.code : `HTTP${status}`;
+    const message = typeof envelope.message === "string" ? envelope.message : undefined;
+    throw new ProviderRejectedError(operation, code, message, status);
+  }
+  return { body: envelope.body };
+}

@@ -1,0 +1,92 @@
+import { Queue, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { BroadcastSender } from "../../domain/broadcast.js";
+import type { Log } from "../../domain/ports.js";
+
+const QUEUE = "broadcasts";
+
+/** Where stored broadcasts go to be sent. */
+export interface BroadcastRunner {
+  start(): void;
+  enqueue(id: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Broadcasts run as BullMQ jobs on the bot's Redis, outside the update handlers. A job whose
+ * process died is picked up again after `lockMs` (BullMQ's stalled-job check) and resumes.
+ */
+export class BroadcastQueue implements BroadcastRunner {
+  private readonly connection: Redis;
+  private readonly queue: Queue;
+  private worker: Worker | undefined;
+
+  constructor(
+    redisUrl: string,
+    private readonly prefix: string,
+    private readonly sender: BroadcastSender,
+    private readonly lockMs: number,
+    private readonly log: Log,
+  ) {
+    // BullMQ needs a connection that never gives up on a command.
+    this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    this.queue = new Queue(QUEUE, { connection: this.connection, prefix });
+  }
+
+  start(): void {
+    this.worker = new Worker(QUEUE, (job) => this.sender.run(job.data.id as string), {
+      connection: this.connection,
+      prefix: this.prefix,
+      concurrency: 1,
+      lockDuration: this.lockMs,
+      stalledInterval: this.lockMs,
+      maxStalledCount: 1_000,
+    });
+    this.worker.on("failed", (job, error) =>
+      this.log.error({ err: error, broadcastId: job?.data.id }, "broadcast job failed"),
+    );
+  }
+
+  async enqueue(id: string): Promise<void> {
+    await this.queue.add(
+      "send",
+      { id },
+      { jobId: id, removeOnComplete: 1_000, removeOnFail: 1_000 },
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.close();
+    await this.queue.close();
+    this.connection.disconnect();
+  }
+}
+
+/**
+ * Broadcasts sent by this process itself, for the offline playground's in-process storage
+ * (BullMQ needs a real Redis). A restart does not resume them.
+ */
+export class InProcessBroadcasts implements BroadcastRunner {
+  private readonly running = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly sender: BroadcastSender,
+    private readonly log: Log,
+  ) {}
+
+  start(): void {}
+
+  async enqueue(id: string): Promise<void> {
+    const task = this.sender
+      .run(id)
+      .catch((error: unknown) =>
+        this.log.error({ err: error, broadcastId: id }, "broadcast failed"),
+      )
+      .finally(() => this.running.delete(task));
+    this.running.add(task);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.running]);
+  }
+}

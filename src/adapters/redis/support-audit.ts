@@ -1,0 +1,60 @@
+import type { Redis } from "ioredis";
+import type {
+  AuditLog,
+  AuditRecord,
+  StoredAuditRecord,
+  SupportCommand,
+} from "../../domain/support-audit.js";
+import type { RedisKeys } from "./keys.js";
+
+/** Entries kept at least; Redis trims whole nodes, so slightly more may stay (`MAXLEN ~`). */
+const AUDIT_MAX_LENGTH = 10_000;
+
+/** The audit trail as a Redis stream. */
+export class RedisAuditLog implements AuditLog {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly maxLength = AUDIT_MAX_LENGTH,
+  ) {}
+
+  async record(record: AuditRecord): Promise<string> {
+    const id = await this.redis.xadd(
+      this.keys.auditLookups,
+      "MAXLEN",
+      "~",
+      this.maxLength,
+      "*",
+      "userId",
+      String(record.staff),
+      "chatId",
+      String(record.group),
+      "command",
+      record.command,
+      "code",
+      record.code,
+      "at",
+      String(record.at),
+    );
+    if (id === null) throw new Error("XADD returned no id");
+    return id;
+  }
+
+  async latest(count: number): Promise<StoredAuditRecord[]> {
+    const entries = await this.redis.xrevrange(this.keys.auditLookups, "+", "-", "COUNT", count);
+    return entries.map(([id, fields]) => {
+      const value = new Map<string, string>();
+      for (let i = 0; i + 1 < fields.length; i += 2) {
+        value.set(fields[i] as string, fields[i + 1] as string);
+      }
+      return {
+        id,
+        staff: Number(value.get("userId")),
+        group: Number(value.get("chatId")),
+        command: value.get("command") as SupportCommand,
+        code: value.get("code") ?? "",
+        at: Number(value.get("at")),
+      };
+    });
+  }
+}

@@ -1,0 +1,33 @@
+// /language: English or Nepali, remembered for the chat.
+import { Composer, InlineKeyboard } from "grammy";
+import { type BotContext, LOCALES, type Locale } from "../../context.js";
+import { callbackCodec } from "../../shared/callback-data.js";
+
+const languageButtons = callbackCodec<Locale>(
+  "lg",
+  (locale) => [locale],
+  ([locale, ...rest]) => LOCALES.find((known) => known === locale && rest.length === 0) ?? null,
+);
+
+export const language = new Composer<BotContext>();
+const chat = language.chatType("private");
+
+chat.command("language", (ctx) =>
+  ctx.reply(ctx.t("language-choose"), {
+    reply_markup: new InlineKeyboard()
+      .text("English", languageButtons.encode("en"))
+      .text("नेपाली", languageButtons.encode("ne")),
+  }),
+);
+
+chat.callbackQuery(languageButtons.filter, async (ctx) => {
+  const chosen = languageButtons.decode(ctx.callbackQuery.data);
+  if (!chosen) {
+    await ctx.answerCallbackQuery(ctx.t("menu-expired"));
+    return;
+  }
+  ctx.session.language = chosen;
+  ctx.i18n.useLocale(chosen);
+  await ctx.answerCallbackQuery();
+  await ctx.editMessageText(ctx.t("language-set"));
+});

@@ -1,0 +1,67 @@
+// The subscriber's top-up: /topup [code] and the buttons that lead into it, the identify
+// conversation (steps 1-2), the menu (steps 3-5), and the buttons under an outcome.
+import { createConversation } from "@grammyjs/conversations";
+import { Composer } from "grammy";
+import type { BotContext } from "../../context.js";
+import type { BotDeps } from "../../deps.js";
+import { entryButtons } from "../../shared/callback-data.js";
+import { localeOf } from "../../shared/i18n.js";
+import { topupButtons } from "./callback-data.js";
+import { createIdentify, IDENTIFY } from "./identify.js";
+import { createMenu } from "./menu.js";
+import type { PurchaseRunner } from "./purchase.js";
+
+async function startTopup(ctx: BotContext, code?: string): Promise<void> {
+  await ctx.conversation.exitAll();
+  ctx.session.journey = undefined;
+  await ctx.conversation.enter(IDENTIFY, localeOf(ctx), code ?? null);
+}
+
+/** The buttons of a finished outcome go away once one is tapped. */
+async function dropButtons(ctx: BotContext): Promise<void> {
+  await ctx.answerCallbackQuery();
+  await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
+}
+
+export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Composer<BotContext> {
+  const topup = new Composer<BotContext>();
+  // Installed before the commands so that it sees the updates while it waits; it passes
+  // commands and foreign buttons on (see shared/flow.ts).
+  topup.use(
+    createConversation(createIdentify(deps), {
+      id: IDENTIFY,
+      maxMillisecondsToWait: deps.config.sessionIdleMs,
+    }),
+  );
+  const menu = createMenu(deps, purchases);
+  const chat = topup.chatType("private");
+
+  chat.command("topup", (ctx) => startTopup(ctx, ctx.match.trim() || undefined));
+  chat.callbackQuery(entryButtons.filter, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await startTopup(ctx);
+  });
+  chat.callbackQuery(topupButtons.filter, async (ctx) => {
+    const button = topupButtons.decode(ctx.callbackQuery.data);
+    switch (button?.kind) {
+      case "menu":
+        return menu.handle(ctx, button.journeyId, button.action);
+      case "another":
+        await dropButtons(ctx);
+        return startTopup(ctx);
+      case "done":
+        await dropButtons(ctx);
+        await ctx.reply(ctx.t("done-bye"));
+        return;
+      case "retry": {
+        const previous = await deps.journal.byReference(button.reference);
+        if (previous?.buyer !== ctx.from.id) break;
+        await dropButtons(ctx);
+        return startTopup(ctx, previous.connectionId);
+      }
+    }
+    // A connection choice outside its conversation, forged or old data.
+    await ctx.answerCallbackQuery(ctx.t("menu-expired"));
+  });
+  return topup;
+}

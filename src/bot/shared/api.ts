@@ -1,0 +1,23 @@
+import { autoRetry } from "@grammyjs/auto-retry";
+import type { Api } from "grammy";
+import { htmlParseMode } from "./parse-mode.js";
+
+/**
+ * The transformers every Api object of the bot gets: bot.api, the conversations' own (they
+ * lack bot.api's), and those used outside updates. Telegram's 429 and 5xx are retried a
+ * bounded number of times unless `retryAttempts` is undefined (the broadcast sender paces
+ * itself).
+ */
+export function configureApi(api: Api, retryAttempts?: number): Api {
+  if (retryAttempts !== undefined) {
+    api.config.use(
+      autoRetry({
+        maxRetryAttempts: retryAttempts,
+        maxDelaySeconds: 60,
+        rethrowInternalServerErrors: false,
+      }),
+    );
+  }
+  api.config.use(htmlParseMode);
+  return api;
+}

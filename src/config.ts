@@ -1,0 +1,186 @@
+// The configuration: every environment variable declared once, in one zod schema that also
+// shapes the typed Config the rest of the code reads. Parsed once at start-up.
+import { z } from "zod";
+import { isValidTimeZone } from "./adapters/provider/datetime.js";
+import { PROVIDER_API_VERSIONS } from "./adapters/provider/versions.js";
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** An empty variable counts as unset: env files and compose often leave `NAME=` behind. */
+const unsetIfEmpty = (value: unknown) =>
+  typeof value === "string" && value.trim() === "" ? undefined : value;
+
+const required = (what: string) =>
+  z.preprocess(unsetIfEmpty, z.string({ error: `required: ${what}` }));
+
+const wholeNumber = (fallback: number, min: number, max: number, unit: string) =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\d+$/, { error: `must be a whole number of ${unit}` })
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .min(min, { error: `must be at least ${min} ${unit}` })
+          .max(max, { error: `must be at most ${max} ${unit}` }),
+      )
+      .default(fallback),
+  );
+
+const idList = (what: string) =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\s*-?\d+(\s*,\s*-?\d+)*\s*$/, {
+        error: `must be a comma-separated list of numeric ${what}`,
+      })
+      .transform((list) => list.split(",").map((id) => Number(id.trim())))
+      .default([]),
+  );
+
+const url = (what: string) =>
+  z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
+
+const environment = z.object({
+  BOT_TOKEN: required("the bot token from @BotFather").pipe(
+    z.string().regex(/^\d+:\S+$/, { error: "does not look like a bot token (<id>:<secret>)" }),
+  ),
+  TELEGRAM_API_ROOT: z.preprocess(
+    unsetIfEmpty,
+    url("the Telegram Bot API root").default("https://api.telegram.org"),
+  ),
+  PROVIDER_BASE_URL: required("the provider's base URL").pipe(url("the provider's base URL")),
+  PROVIDER_API_VERSION: z.preprocess(
+    unsetIfEmpty,
+    z
+      .enum(PROVIDER_API_VERSIONS, {
+        error: `must be one of ${PROVIDER_API_VERSIONS.join(", ")}`,
+      })
+      .default("v1.0.1"),
+  ),
+  PROVIDER_TOKEN: required("the provider's bearer token"),
+  PROVIDER_TIMEOUT_MS: wholeNumber(15_000, 100, 300_000, "milliseconds"),
+  PROVIDER_READ_RETRIES: wholeNumber(2, 0, 10, "retries"),
+  PROVIDER_MAX_CONNECTIONS: wholeNumber(64, 1, 1_024, "connections"),
+  CHECKOUT_TTL_SECONDS: wholeNumber(300, 1, 86_400, "seconds"),
+  PROVIDER_TIMEZONE: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .refine(isValidTimeZone, { error: "must be an IANA time zone name such as Asia/Kathmandu" })
+      .default("UTC"),
+  ),
+  CURRENCY: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^[A-Z]{3}$/, { error: "must be a three-letter ISO 4217 code such as NPR" })
+      .optional(),
+  ),
+  REDIS_URL: z.preprocess(
+    unsetIfEmpty,
+    z
+      .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })
+      .default("redis://127.0.0.1:6379"),
+  ),
+  ADMIN_USER_IDS: idList("Telegram user ids"),
+  SUPPORT_CHAT_IDS: idList("Telegram chat ids"),
+  REDIS_KEY_PREFIX: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^[\w:.-]{1,40}$/, { error: "must be 1-40 letters, digits or _ : . -" })
+      .default("topup:"),
+  ),
+  SESSION_IDLE_SECONDS: wholeNumber(1_800, 1, 604_800, "seconds"),
+  CHECKOUT_SAFETY_MARGIN_SECONDS: wholeNumber(30, 0, 3_600, "seconds"),
+  TOPUP_VERIFY_WINDOW_SECONDS: wholeNumber(120, 1, 3_600, "seconds"),
+  TOPUP_LOCK_SECONDS: wholeNumber(15, 1, 600, "seconds"),
+  RECONCILE_INTERVAL_SECONDS: wholeNumber(60, 1, 86_400, "seconds"),
+  RECONCILE_AFTER_SECONDS: wholeNumber(30, 0, 86_400, "seconds"),
+  TELEGRAM_RETRY_ATTEMPTS: wholeNumber(3, 0, 20, "attempts"),
+  TELEGRAM_POLL_TIMEOUT_SECONDS: wholeNumber(30, 0, 50, "seconds"),
+  BROADCAST_RATE: wholeNumber(25, 1, 1_000, "messages per second"),
+  BROADCAST_PROGRESS_SECONDS: wholeNumber(3, 1, 600, "seconds"),
+  BROADCAST_LOCK_SECONDS: wholeNumber(30, 1, 600, "seconds"),
+  METRICS_PORT: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\d+$/, { error: "must be a port number" })
+      .transform(Number)
+      .pipe(z.number().min(1).max(65_535, { error: "must be a port number" }))
+      .optional(),
+  ),
+  METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().default("127.0.0.1")),
+  LOG_LEVEL: z.preprocess(
+    unsetIfEmpty,
+    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
+  ),
+});
+
+/** The names of every variable the bot reads (the README's table lists exactly these). */
+export const CONFIG_VARIABLES = Object.keys(environment.shape);
+
+const schema = environment.transform((e) => ({
+  botToken: e.BOT_TOKEN,
+  telegramApiRoot: e.TELEGRAM_API_ROOT.replace(/\/+$/, ""),
+  provider: {
+    baseUrl: e.PROVIDER_BASE_URL.replace(/\/+$/, ""),
+    version: e.PROVIDER_API_VERSION,
+    token: e.PROVIDER_TOKEN,
+    timeoutMs: e.PROVIDER_TIMEOUT_MS,
+    readRetries: e.PROVIDER_READ_RETRIES,
+    maxConnections: e.PROVIDER_MAX_CONNECTIONS,
+    checkoutTtlSeconds: e.CHECKOUT_TTL_SECONDS,
+    timeZone: e.PROVIDER_TIMEZONE,
+  },
+  currency: e.CURRENCY,
+  redisUrl: e.REDIS_URL,
+  redisKeyPrefix: e.REDIS_KEY_PREFIX,
+  sessionIdleMs: e.SESSION_IDLE_SECONDS * 1000,
+  topup: {
+    checkoutSafetyMarginMs: e.CHECKOUT_SAFETY_MARGIN_SECONDS * 1000,
+    verifyWindowMs: e.TOPUP_VERIFY_WINDOW_SECONDS * 1000,
+    lockTtlMs: e.TOPUP_LOCK_SECONDS * 1000,
+    reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
+    reconcileAfterMs: e.RECONCILE_AFTER_SECONDS * 1000,
+  },
+  telegram: {
+    retryAttempts: e.TELEGRAM_RETRY_ATTEMPTS,
+    pollTimeoutSeconds: e.TELEGRAM_POLL_TIMEOUT_SECONDS,
+  },
+  metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST },
+  broadcast: {
+    ratePerSecond: e.BROADCAST_RATE,
+    progressIntervalMs: e.BROADCAST_PROGRESS_SECONDS * 1000,
+    lockMs: e.BROADCAST_LOCK_SECONDS * 1000,
+  },
+  adminUserIds: e.ADMIN_USER_IDS,
+  supportChatIds: e.SUPPORT_CHAT_IDS,
+  logLevel: e.LOG_LEVEL,
+}));
+
+export type Config = z.output<typeof schema>;
+
+/** Thrown with every problem at once; the message never contains a variable's value. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `${String(issue.path[0] ?? "environment")}: ${issue.message}`,
+    );
+    throw new ConfigError(problems);
+  }
+  return parsed.data;
+}
