@@ -41,6 +41,15 @@ const idList = (what: string) =>
       .default([]),
   );
 
+const flag = (fallback: boolean) =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .enum(["true", "false", "1", "0"], { error: "must be true or false" })
+      .transform((value) => value === "true" || value === "1")
+      .default(fallback),
+  );
+
 const url = (what: string) =>
   z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
 
@@ -99,13 +108,17 @@ const environment = z.object({
   CHECKOUT_SAFETY_MARGIN_SECONDS: wholeNumber(30, 0, 3_600, "seconds"),
   TOPUP_VERIFY_WINDOW_SECONDS: wholeNumber(120, 1, 3_600, "seconds"),
   TOPUP_LOCK_SECONDS: wholeNumber(15, 1, 600, "seconds"),
-  RECONCILE_INTERVAL_SECONDS: wholeNumber(60, 1, 86_400, "seconds"),
-  RECONCILE_AFTER_SECONDS: wholeNumber(30, 0, 86_400, "seconds"),
+  RECONCILE_INTERVAL_SECONDS: wholeNumber(5, 1, 3_600, "seconds"),
   TELEGRAM_RETRY_ATTEMPTS: wholeNumber(3, 0, 20, "attempts"),
   TELEGRAM_POLL_TIMEOUT_SECONDS: wholeNumber(30, 0, 50, "seconds"),
   BROADCAST_RATE: wholeNumber(25, 1, 1_000, "messages per second"),
   BROADCAST_PROGRESS_SECONDS: wholeNumber(3, 1, 600, "seconds"),
   BROADCAST_LOCK_SECONDS: wholeNumber(30, 1, 600, "seconds"),
+  REDIS_COMMAND_TIMEOUT_MS: wholeNumber(2_000, 50, 60_000, "milliseconds"),
+  REDIS_REQUIRE_DURABLE: flag(false),
+  PROVIDER_ALERT_AFTER: wholeNumber(5, 1, 1_000, "failed calls"),
+  PROVIDER_PROBE_SECONDS: wholeNumber(15, 1, 3_600, "seconds"),
+  ALERT_REPEAT_MINUTES: wholeNumber(30, 1, 10_080, "minutes"),
   METRICS_PORT: z.preprocess(
     unsetIfEmpty,
     z
@@ -139,15 +152,23 @@ const schema = environment.transform((e) => ({
     timeZone: e.PROVIDER_TIMEZONE,
   },
   currency: e.CURRENCY,
-  redisUrl: e.REDIS_URL,
-  redisKeyPrefix: e.REDIS_KEY_PREFIX,
+  redis: {
+    url: e.REDIS_URL,
+    keyPrefix: e.REDIS_KEY_PREFIX,
+    commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
+    requireDurable: e.REDIS_REQUIRE_DURABLE,
+  },
+  providerHealth: {
+    failuresToOpen: e.PROVIDER_ALERT_AFTER,
+    probeAfterMs: e.PROVIDER_PROBE_SECONDS * 1000,
+    alertRepeatMs: e.ALERT_REPEAT_MINUTES * 60_000,
+  },
   sessionIdleMs: e.SESSION_IDLE_SECONDS * 1000,
   topup: {
     checkoutSafetyMarginMs: e.CHECKOUT_SAFETY_MARGIN_SECONDS * 1000,
     verifyWindowMs: e.TOPUP_VERIFY_WINDOW_SECONDS * 1000,
     lockTtlMs: e.TOPUP_LOCK_SECONDS * 1000,
     reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
-    reconcileAfterMs: e.RECONCILE_AFTER_SECONDS * 1000,
   },
   telegram: {
     retryAttempts: e.TELEGRAM_RETRY_ATTEMPTS,

@@ -14,7 +14,6 @@ support-card-header =
     Customer { $cuid } · { $status }
 support-no-connections = No connections.
 support-subscriptions-failed = ⚠️ The subscriptions of this connection could not be loaded.
-support-more = …and { $count } more
 support-checked = <i>Checked { $time }</i>
 support-button-refresh = 🔄 Refresh
 support-card-expired = This card can no longer be refreshed. Send /lookup again.

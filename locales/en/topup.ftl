@@ -45,12 +45,19 @@ status-inactive = inactive
 choose-connection = Which connection do you want to renew?
 inactive-can-renew = Inactive connections can be renewed too: a top-up reactivates them.
 hint-use-buttons = Please tap one of the buttons above, or /cancel.
+connections-more =
+    { $count ->
+        [one] …and { $count } more connection: send its set-top-box number or username to choose it.
+       *[other] …and { $count } more connections: send the set-top-box number or username of the one you want.
+    }
 
 ## Step 3: what to buy
 
 subscriptions-title = Current subscriptions
 subscriptions-none = No current subscriptions.
 subscription-line = • { $name } – until { $end }, { $relative }
+subscription-line-date = • { $name } – until { $end }
+subscription-line-name = • { $name }
 expires-in =
     { $days ->
         [one] expires in { $days } day
@@ -95,6 +102,7 @@ period-addon = add-on
 period-other = one-off
 button-confirm = ✅ Confirm and pay
 price-changed = ⚠️ The price of this package has changed from { $old } to <b>{ $new }</b>. Please confirm again.
+package-changed = ⚠️ This package has changed. Please check it and confirm again.
 bouquet-gone = ⚠️ That package is no longer offered. Here is what is available now.
 
 ## Step 5 and 6: paying and the outcome
@@ -107,8 +115,8 @@ receipt =
     Transaction: <code>{ $txnId }</code>
     Package: { $bouquet } ({ $period })
     Amount: <b>{ $amount }</b>
-    Date: { $date }
-    Connection: { $connection }
+receipt-date = Date: { $date }
+receipt-connection = Connection: { $connection }
 button-another = Top up another
 button-done = Done
 done-bye = Thank you! Send /topup whenever you need another top-up.
@@ -118,6 +126,9 @@ still-checking = We could not reach the provider to confirm your payment yet. We
 purchase-rejected = The provider declined this top-up. Nothing was charged. If you contact support, please mention code <code>{ $code }</code>.
 purchase-busy = Another top-up is still being processed in this chat. Please wait for its result.
 provider-unavailable = Sorry, the provider's service is not available right now. Nothing was charged. Please try again in a few minutes.
+topups-paused = Top-ups are paused for now: the provider is not accepting our requests. Our team has been told. Nothing was charged.
+purchase-interrupted = Sorry, your top-up could not be sent because of a problem on our side. <b>Nothing was charged.</b> Please try again.
+store-unavailable = Sorry, the bot is temporarily unavailable. Nothing was charged. Please try again in a moment.
 
 ## Everywhere
 
@@ -127,4 +138,5 @@ menu-expired = This menu has expired.
 session-expired = This session has expired. Send /topup to start again.
 hint-start = Send /topup to renew a package, or /help to see what I can do.
 hint-unknown-command = I don't know that command. /help lists what I can do.
+list-more = …and { $count } more
 error-generic = Sorry, something went wrong on our side. Please try again, or send /cancel and start over.

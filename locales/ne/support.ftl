@@ -14,7 +14,6 @@ support-card-header =
     ग्राहक { $cuid } · { $status }
 support-no-connections = कुनै जडान छैन।
 support-subscriptions-failed = ⚠️ यो जडानका सदस्यताहरू ल्याउन सकिएन।
-support-more = …र थप { $count }
 support-checked = <i>{ $time } मा जाँचिएको</i>
 support-button-refresh = 🔄 ताजा गर्नुहोस्
 support-card-expired = यो कार्ड अब ताजा गर्न मिल्दैन। फेरि /lookup पठाउनुहोस्।

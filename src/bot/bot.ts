@@ -7,7 +7,7 @@ import type { BotContext, FlowContext } from "./context.js";
 import type { BotDeps } from "./deps.js";
 import { createBroadcast } from "./features/broadcast/index.js";
 import { createRegistry } from "./features/broadcast/registry.js";
-import { cancel } from "./features/cancel/index.js";
+import { createCancel, isCancelCommand } from "./features/cancel/index.js";
 import { fallback } from "./features/fallback/index.js";
 import { language } from "./features/language/index.js";
 import { start } from "./features/start/index.js";
@@ -33,8 +33,12 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   configureApi(bot.api, config.telegram.retryAttempts);
   const purchases = new PurchaseRunner(deps, outcomes);
 
-  // One chat's updates in order; different chats in parallel.
-  bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
+  // One chat's updates in order; different chats in parallel; /cancel at once.
+  bot.use(
+    sequentialize((ctx: Context) =>
+      isCancelCommand(ctx as BotContext) ? undefined : ctx.chat?.id.toString(),
+    ),
+  );
   bot.use(async (ctx, next) => {
     const stopTimer = deps.metrics.updateSeconds.startTimer({
       kind: ctx.callbackQuery ? "callback_query" : ctx.message ? "message" : "other",
@@ -94,11 +98,18 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   );
   bot.use(createTopup(deps, purchases));
   bot.use(createBroadcast(deps));
-  bot.use(start, language, cancel);
+  bot.use(start, language, createCancel(deps));
   bot.use(createSupport(deps));
   bot.use(fallback);
 
   const supportGroups = new Set(config.supportChatIds);
-  bot.catch(errorBoundary(deps.i18n, deps.logger, (chatId) => supportGroups.has(chatId)));
+  bot.catch(
+    errorBoundary({
+      i18n: deps.i18n,
+      log: deps.logger,
+      isSupportGroup: (chatId) => supportGroups.has(chatId),
+      isStoreFailure: deps.isStoreFailure,
+    }),
+  );
   return { bot, purchases };
 }

@@ -4,9 +4,8 @@ import type { Logger } from "../adapters/logger.js";
 import type { Metrics } from "../adapters/metrics.js";
 import type { Config } from "../config.js";
 import type { BroadcastContent, BroadcastStore } from "../domain/broadcast.js";
-import type { JournalStore } from "../domain/journal.js";
-import type { OutcomeTeller } from "../domain/outcomes.js";
 import type { ProviderPort } from "../domain/ports.js";
+import type { PurchaseStore } from "../domain/purchase.js";
 import type { SubscriberStore } from "../domain/subscribers.js";
 import type { LookupRefStore } from "../domain/support.js";
 import type { AuditLog } from "../domain/support-audit.js";
@@ -21,6 +20,12 @@ interface DraftStore {
   take(chatId: number, id: string): Promise<unknown>;
 }
 
+/** When chats last sent /cancel, across instances. */
+interface CancelMarks {
+  mark(chatId: number, at: number): Promise<void>;
+  since(chatId: number, at: number): Promise<boolean>;
+}
+
 /** What the Telegram layer needs from the rest of the application. */
 export interface BotDeps {
   config: Config;
@@ -28,11 +33,11 @@ export interface BotDeps {
   metrics: Metrics;
   provider: ProviderPort;
   topups: TopupService;
-  journal: JournalStore;
-  teller: OutcomeTeller;
+  purchases: PurchaseStore;
   sessions: StorageAdapter<SessionData>;
   updates: UpdateLog;
   drafts: DraftStore;
+  cancels: CancelMarks;
   audit: AuditLog;
   lookupRefs: LookupRefStore;
   subscribers: SubscriberStore;
@@ -44,4 +49,6 @@ export interface BotDeps {
   i18n: I18n<BotContext>;
   formatter(locale: string): ValueFormatter;
   now(): number;
+  /** True when an error is the store (Redis) being unreachable. */
+  isStoreFailure(error: unknown): boolean;
 }

@@ -3,13 +3,14 @@
 // and nobody gets the message twice (a crash right after a claim loses that one message).
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ServiceKind } from "./model.js";
+import type { Amount } from "./money.js";
 import type { Log } from "./ports.js";
 import type { Audience, SubscriberStore } from "./subscribers.js";
 
 export interface PlanGroup {
   /** A billing period, "addon" or "other". */
   filter: string;
-  items: { name: string; price: number }[];
+  items: { name: string; price: Amount }[];
 }
 
 export type BroadcastContent =

@@ -1,5 +1,6 @@
 // The one model of the provider's data that the whole bot uses. The provider client
 // normalises both API versions into these types; nothing else knows which version is in use.
+import type { Amount } from "./money.js";
 
 export const SERVICE_KINDS = ["tv", "internet", "iptv"] as const;
 export type ServiceKind = (typeof SERVICE_KINDS)[number];
@@ -25,11 +26,20 @@ export interface CustomerInfo {
   connections: Connection[];
 }
 
+/**
+ * A time the provider sent. `at` (ms since the epoch) is null when it could not be read; the
+ * text is then shown as sent. A bare date is the start of that day, `dateOnly`.
+ */
+export interface ProviderTime {
+  at: number | null;
+  text: string;
+  dateOnly?: boolean;
+}
+
 export interface Subscription {
   code: string;
   name: string;
-  start: Date;
-  end: Date;
+  end: ProviderTime | null;
 }
 
 export interface Bouquet {
@@ -38,7 +48,7 @@ export interface Bouquet {
   name: string;
   /** The name without the billing period and `[AddOn]` markers. */
   displayName: string;
-  price: number;
+  price: Amount;
   /** `null` when the name carries no recognised period suffix. */
   period: BillingPeriod | null;
   addOn: boolean;
@@ -64,20 +74,21 @@ export interface TopupRequest {
   connectionId: string;
   checkoutId: string;
   bouquetCode: string;
-  amount: number;
+  amount: Amount;
   /** Our own references; sent on v1.0.1 only, at most 30 characters each. */
   reference?: string;
   reference2?: string;
 }
 
+/** A transaction as the provider reports it; only the transaction id is sure to be there. */
 export interface Transaction {
-  orderId: string;
   txnId: string;
-  cuid: string;
-  connectionId: string;
-  bouquetCode: string;
-  amount: number;
-  date: Date;
-  status: string;
-  service: string;
+  orderId: string | null;
+  cuid: string | null;
+  connectionId: string | null;
+  bouquetCode: string | null;
+  amount: Amount | null;
+  date: ProviderTime | null;
+  status: string | null;
+  service: string | null;
 }

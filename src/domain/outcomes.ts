@@ -1,32 +1,36 @@
-// The one place that tells a buyer how a top-up ended and records that they were told,
-// whoever learned the outcome: the purchase itself or reconciliation after a restart.
-import type { JournalEntry, JournalStore } from "./journal.js";
+// The one place that tells a buyer how a purchase ended (the receipt, a decline, "nothing was
+// charged", "still checking") and records that they were told, whoever learned the outcome:
+// the purchase itself, reconciliation, another instance.
 import type { Log } from "./ports.js";
+import { isUntold, type Purchase } from "./purchase.js";
+import type { PurchaseBook } from "./purchase-book.js";
 
-/** Sends the outcome of a settled entry to its buyer; throws when that fails. */
+/** Sends the outcome of a purchase to its buyer; throws when that fails. */
 export interface OutcomeChannel {
-  tell(entry: JournalEntry): Promise<void>;
+  tell(purchase: Purchase): Promise<void>;
 }
 
 export class OutcomeTeller {
   constructor(
-    private readonly journal: JournalStore,
+    private readonly book: PurchaseBook,
     private readonly channel: OutcomeChannel,
     private readonly log: Log,
   ) {}
 
-  /** True once told; false when the message failed (reconciliation tries again later). */
-  async tell(entry: JournalEntry): Promise<boolean> {
+  /** True once told (or nothing to tell); false when the message failed: told again later. */
+  async tell(purchase: Purchase): Promise<boolean> {
+    if (!isUntold(purchase)) return true;
     try {
-      await this.channel.tell(entry);
+      await this.channel.tell(purchase);
     } catch (error) {
       this.log.warn(
-        { checkoutId: entry.checkoutId, err: error },
-        "could not tell a top-up outcome yet",
+        { err: error, purchaseId: purchase.id },
+        "could not tell a purchase's outcome yet",
       );
       return false;
     }
-    await this.journal.markTold(entry.checkoutId);
+    purchase.told = purchase.phase;
+    await this.book.record(purchase);
     return true;
   }
 }

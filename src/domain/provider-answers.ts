@@ -1,7 +1,9 @@
 // The one place that decides what a provider's answer means for the bot. The spec documents
 // no failure codes, so no code or message is interpreted here: a refusal of a read means the
-// provider has no such thing; a refused token means our credentials; anything else means the
-// provider could not be asked.
+// provider has no such thing, a refusal of a top-up means it did not happen, a refused token
+// means our credentials, anything else means the provider could not be asked. Only the
+// documented transaction status is read, leniently.
+import type { Transaction } from "./model.js";
 import type { Log } from "./ports.js";
 import {
   ProviderError,
@@ -53,4 +55,27 @@ export function topupFailure(error: unknown): TopupFailure {
     return { kind: "not-sent" };
   }
   return { kind: "unknown" };
+}
+
+/** What a transaction the provider reports says about the money. */
+export type TransactionState =
+  | { state: "charged"; transaction: Transaction }
+  /** The provider recorded the attempt as failed: nothing was charged. */
+  | { state: "failed" }
+  /** Not final yet: ask again later. */
+  | { state: "pending" };
+
+const FAILED = /fail|declin|reject|cancel|revers|refund|void|error/i;
+const PENDING = /pend|process|progress|initiat|queue|wait/i;
+
+/**
+ * The spec shows only `success`; a transaction without a status, or with any status that
+ * says neither failure nor "not yet", is taken as charged: telling "nothing was charged" for
+ * money that was taken would have the user pay twice.
+ */
+export function transactionState(transaction: Transaction): TransactionState {
+  const status = transaction.status ?? "";
+  if (FAILED.test(status)) return { state: "failed" };
+  if (PENDING.test(status)) return { state: "pending" };
+  return { state: "charged", transaction };
 }

@@ -1,24 +1,30 @@
-import type { JournalStore } from "./journal.js";
+// Finishes what a crash, a stopped instance or an unreachable provider left behind: open
+// purchases are resolved with txn-status as soon as their lease lapses or their next check
+// comes, and outcomes nobody has told yet are told.
 import type { OutcomeTeller } from "./outcomes.js";
 import type { Clock, Log } from "./ports.js";
+import type { PurchaseBook } from "./purchase-book.js";
 import type { TopupService } from "./topup.js";
 
 export interface ReconcilerOptions {
+  /**
+   * The longest wait between two passes: a purchase another instance opened (and left when it
+   * died) is noticed within this, and finished when its lease lapses.
+   */
   intervalMs: number;
-  /** Entries younger than this are left to the flow that is still handling them. */
-  staleAfterMs: number;
+  /** The shortest, so that a purchase due again at once does not spin. */
+  minDelayMs: number;
+  /** Lease time while an untold outcome is being told. */
+  lockTtlMs: number;
 }
 
-/**
- * Finishes what a crash or an unreachable provider left behind: pending top-ups are resolved
- * with txn-status, and settled outcomes the buyer was never told about are told.
- */
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private stopped = false;
 
   constructor(
-    private readonly journal: JournalStore,
+    private readonly book: PurchaseBook,
     private readonly topups: TopupService,
     private readonly teller: OutcomeTeller,
     private readonly options: ReconcilerOptions,
@@ -26,44 +32,64 @@ export class Reconciler {
     private readonly now: Clock = Date.now,
   ) {}
 
+  /** The first pass takes every purchase whose lease has lapsed, whatever its age. */
   start(): void {
-    this.tick();
-    this.timer = setInterval(() => this.tick(), this.options.intervalMs);
+    this.stopped = false;
+    this.pass();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
     await this.running;
   }
 
-  /** One pass; returns how many outcomes were told. */
+  /** One pass; returns how many purchases it resolved or told. */
   async runOnce(): Promise<number> {
-    const cutoff = this.now() - this.options.staleAfterMs;
-    const settled: string[] = [];
-    for (const checkoutId of await this.journal.pendingSince(cutoff)) {
-      const entry = await this.topups.resolvePending(checkoutId);
-      if (entry) settled.push(entry.checkoutId);
+    let looked = 0;
+    for (const id of await this.book.store.due(this.now())) {
+      if (await this.topups.resolve(id)) looked++;
     }
-    // Outcomes settled just now, and older ones whose telling failed; the live flow tells its
-    // own recent ones.
-    const untold = await this.journal.untoldSince(cutoff);
-    let told = 0;
-    for (const checkoutId of new Set([...settled, ...untold])) {
-      const entry = await this.journal.get(checkoutId);
-      if (entry && (await this.teller.tell(entry))) told++;
+    for (const id of await this.book.store.untold()) {
+      if (await this.tellHeld(id)) looked++;
     }
-    return told;
+    return looked;
   }
 
-  private tick(): void {
-    if (this.running) return;
+  /** Tells an untold outcome under the purchase's lease, so that no one else tells it too. */
+  private async tellHeld(id: string): Promise<boolean> {
+    const lease = await this.book.store.hold(id, this.options.lockTtlMs);
+    if (!lease) return false;
+    try {
+      const purchase = await this.book.get(id);
+      return purchase !== null && (await this.teller.tell(purchase));
+    } finally {
+      await lease.release();
+    }
+  }
+
+  private pass(): void {
+    if (this.running || this.stopped) return;
     this.running = this.runOnce()
-      .then((told) => {
-        if (told > 0) this.log.info({ told }, "reconciliation told outcomes");
+      .then((count) => {
+        if (count > 0) this.log.info({ count }, "reconciliation finished purchases");
       })
       .catch((error: unknown) => this.log.error({ err: error }, "reconciliation failed"))
+      .then(() => this.schedule())
       .finally(() => {
         this.running = undefined;
       });
+  }
+
+  /** The next pass comes when the earliest open purchase is due, and at least every interval. */
+  private async schedule(): Promise<void> {
+    if (this.stopped) return;
+    const { intervalMs, minDelayMs } = this.options;
+    const next = await this.book.store.nextDue().catch(() => null);
+    const delay =
+      next === null ? intervalMs : Math.min(intervalMs, Math.max(minDelayMs, next - this.now()));
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.pass(), delay);
+    this.timer.unref();
   }
 }

@@ -3,10 +3,11 @@
 // top-ups made through the bot.
 import { mapBounded } from "./bounded.js";
 import { normalizeCustomerCode } from "./customer-code.js";
-import type { JournalEntry, JournalStore } from "./journal.js";
+
 import type { Connection, Customer, Subscription, Transaction } from "./model.js";
 import type { Log, ProviderPort } from "./ports.js";
 import { ask } from "./provider-answers.js";
+import type { Purchase, PurchaseStore } from "./purchase.js";
 
 /** A support card's Refresh button: the code it looked up, and the group it was shown in. */
 export interface LookupRef {
@@ -66,47 +67,49 @@ export async function lookUpCustomer(
 }
 
 export type TransactionLookup =
-  /** The provider knows the transaction; `entry` when it was made through the bot. */
-  | { kind: "found"; transaction: Transaction; entry: JournalEntry | null }
+  /** The provider knows the transaction; `purchase` when it was made through the bot. */
+  | { kind: "found"; transaction: Transaction; purchase: Purchase | null }
   /** Made through the bot, but the provider has no transaction for it, or could not be asked. */
-  | { kind: "journal-only"; entry: JournalEntry; provider: "not-found" | "failed" }
+  | { kind: "purchase-only"; purchase: Purchase; provider: "not-found" | "failed" }
   | { kind: "not-found" }
   | { kind: "failed" };
 
-/** Accepts a checkout id, or our own reference (udf1) that the journal resolves to one. */
+/** Accepts a checkout id, or our own reference (udf1) that a purchase resolves to one. */
 export async function lookUpTransaction(
-  journal: JournalStore,
+  purchases: PurchaseStore,
   provider: ProviderPort,
   query: string,
   log: Log,
 ): Promise<TransactionLookup> {
-  const entry = (await journal.byReference(query)) ?? (await journal.get(query));
-  const checkoutId = entry?.checkoutId ?? query;
+  const purchase = (await purchases.byReference(query)) ?? (await purchases.byCheckout(query));
+  const checkoutId = purchase?.checkout?.id ?? query;
   const found = await ask(() => provider.txnStatus(checkoutId), log, "support transaction lookup");
-  if (found.ok) return { kind: "found", transaction: found.value, entry };
+  if (found.ok) return { kind: "found", transaction: found.value, purchase };
   const notFound = found.failure === "not-found";
-  if (entry) return { kind: "journal-only", entry, provider: notFound ? "not-found" : "failed" };
+  if (purchase) {
+    return { kind: "purchase-only", purchase, provider: notFound ? "not-found" : "failed" };
+  }
   return notFound ? { kind: "not-found" } : { kind: "failed" };
 }
 
 export type RecentLookup =
-  | { kind: "found"; entries: JournalEntry[] }
+  | { kind: "found"; purchases: Purchase[] }
   | { kind: "not-found" }
   | { kind: "failed" };
 
 const SCAN_PAGE = 100;
-/** The journal's recent list keeps this many entries. */
+/** The store keeps this many recent purchases. */
 const SCAN_MAX = 1_000;
 
-/** The newest journal entries that pass `matches`, at most `limit`, newest first. */
+/** The newest purchases that pass `matches`, at most `limit`, newest first. */
 async function recentMatching(
-  journal: JournalStore,
+  purchases: PurchaseStore,
   limit: number,
-  matches: (entry: JournalEntry) => boolean = () => true,
-): Promise<JournalEntry[]> {
-  const found: JournalEntry[] = [];
+  matches: (purchase: Purchase) => boolean = () => true,
+): Promise<Purchase[]> {
+  const found: Purchase[] = [];
   for (let start = 0; start < SCAN_MAX && found.length < limit; start += SCAN_PAGE) {
-    const page = await journal.recent(SCAN_PAGE, start);
+    const page = await purchases.recent(SCAN_PAGE, start);
     found.push(...page.filter(matches));
     if (page.length < SCAN_PAGE) break;
   }
@@ -115,25 +118,27 @@ async function recentMatching(
 
 /**
  * The latest top-ups through the bot, optionally of one customer: `code` is matched against
- * the entries' customer id and connection first; otherwise the provider says whose it is.
+ * the purchases' customer id and connection first; otherwise the provider says whose it is.
  */
 export async function recentTopups(
-  journal: JournalStore,
+  purchases: PurchaseStore,
   provider: ProviderPort,
   code: string | undefined,
   limit: number,
   log: Log,
 ): Promise<RecentLookup> {
-  if (code === undefined) return { kind: "found", entries: await recentMatching(journal, limit) };
+  if (code === undefined) {
+    return { kind: "found", purchases: await recentMatching(purchases, limit) };
+  }
   const wanted = new Set([code.toLowerCase()]);
   const normalized = normalizeCustomerCode(code);
   if (normalized.ok) wanted.add(normalized.code.toLowerCase());
   const direct = await recentMatching(
-    journal,
+    purchases,
     limit,
-    (entry) => wanted.has(entry.cuid.toLowerCase()) || wanted.has(entry.connectionId.toLowerCase()),
+    (p) => wanted.has(p.customer.cuid.toLowerCase()) || wanted.has(p.connection.id.toLowerCase()),
   );
-  if (direct.length > 0) return { kind: "found", entries: direct };
+  if (direct.length > 0) return { kind: "found", purchases: direct };
   const found = await ask(
     () => provider.getCustomer(normalized.ok ? normalized.code : code),
     log,
@@ -143,6 +148,6 @@ export async function recentTopups(
   const cuid = found.value.customer.cuid;
   return {
     kind: "found",
-    entries: await recentMatching(journal, limit, (entry) => entry.cuid === cuid),
+    purchases: await recentMatching(purchases, limit, (p) => p.customer.cuid === cuid),
   };
 }

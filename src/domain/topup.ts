@@ -1,7 +1,7 @@
-// Where a top-up happens. Every rule that keeps money safe lives in this file:
-// at most once per user intent, never lost, always verified with txn-status.
+// Where a top-up happens. Every rule that keeps money safe lives in this file: at most once
+// per user intent, never lost, always verified with txn-status. The purchase record
+// (purchase.ts) is written before every external effect; its outcome is told by outcomes.ts.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { FailureKind, JournalEntry, JournalStore } from "./journal.js";
 import type {
   Bouquet,
   Checkout,
@@ -10,8 +10,12 @@ import type {
   PackageOffer,
   Transaction,
 } from "./model.js";
+import { sameAmount } from "./money.js";
+import type { OutcomeTeller } from "./outcomes.js";
 import type { Clock, Lease, Log, ProviderPort } from "./ports.js";
-import { ask, topupFailure } from "./provider-answers.js";
+import { ask, type TransactionState, topupFailure, transactionState } from "./provider-answers.js";
+import type { NotChargedReason, Purchase } from "./purchase.js";
+import type { PurchaseBook } from "./purchase-book.js";
 
 export interface PurchaseIntent {
   /** Unique per confirmed selection: double taps and replays carry the same id. */
@@ -27,19 +31,16 @@ export interface PurchaseIntent {
 }
 
 export type PurchaseOutcome =
-  /** Done, not charged or failed, as the journal records it: the buyer is told from there. */
-  | { kind: "settled"; entry: JournalEntry }
-  /** The provider could not be asked in time; the journal stays pending for reconciliation. */
-  | { kind: "still-checking"; entry: JournalEntry }
-  | { kind: "price-changed"; bouquet: Bouquet; offer: PackageOffer }
-  | { kind: "bouquet-gone"; offer: PackageOffer }
-  /** A fresh listing could not be taken: nothing was written or sent. */
-  | { kind: "unavailable" }
-  | { kind: "unauthorized" }
+  /** Charged, not charged or unknown, as recorded, and told through outcomes.ts. */
+  | { kind: "settled"; purchase: Purchase }
+  /** The price or name changed, or the bouquet is gone: ask again with this listing. */
+  | { kind: "offer-changed"; purchase: Purchase; offer: PackageOffer; bouquet: Bouquet | null }
   /** Another purchase of this buyer is in flight. */
   | { kind: "busy" }
   /** This very intent was taken already (double tap, duplicate update, replay). */
-  | { kind: "duplicate" };
+  | { kind: "duplicate" }
+  /** The purchase could not be recorded at all: nothing was sent. */
+  | { kind: "store-unavailable" };
 
 export interface PurchaseHooks {
   /** The outcome is unknown and txn-status polling starts: tell the user. */
@@ -56,194 +57,299 @@ export interface TopupServiceOptions {
   verifyMaxDelayMs: number;
   /** Lease time of the locks; a dead holder's work is taken over after this. */
   lockTtlMs: number;
+  /** How long after a failed check an unknown purchase is checked again, at most. */
+  recheckMaxMs: number;
 }
 
-/** The locks that keep a purchase exactly-once across double taps, replays and instances. */
-export interface PurchaseGuards {
-  /** True the first time an intent is claimed (it is remembered for a day). */
-  claimIntent(intentId: string): Promise<boolean>;
-  releaseIntent(intentId: string): Promise<void>;
-  /** One purchase in flight per buyer. */
+/** One purchase in flight per buyer, across instances. */
+export interface BuyerGuard {
   holdBuyer(buyer: number, ttlMs: number): Promise<Lease | null>;
-  /** One process at a time works on a checkout. */
-  holdCheckout(checkoutId: string, ttlMs: number): Promise<Lease | null>;
 }
 
-type Lookup = { found: Transaction } | { found: null; known: boolean };
-
-const settled = (entry: JournalEntry): PurchaseOutcome => ({ kind: "settled", entry });
+type Lookup = { found: TransactionState } | { found: null; known: boolean };
 
 export class TopupService {
   constructor(
     private readonly provider: ProviderPort,
-    private readonly journal: JournalStore,
-    private readonly guards: PurchaseGuards,
+    private readonly book: PurchaseBook,
+    private readonly buyers: BuyerGuard,
+    private readonly teller: OutcomeTeller,
     private readonly options: TopupServiceOptions,
     private readonly log: Log,
     private readonly now: Clock = Date.now,
   ) {}
 
   async purchase(intent: PurchaseIntent, hooks: PurchaseHooks = {}): Promise<PurchaseOutcome> {
-    if (!(await this.guards.claimIntent(intent.intentId))) return { kind: "duplicate" };
-    const guard = await this.guards.holdBuyer(intent.buyer, this.options.lockTtlMs);
-    if (!guard) {
-      await this.guards.releaseIntent(intent.intentId);
-      return { kind: "busy" };
-    }
+    const purchase = this.newPurchase(intent);
+    let purchaseLease: Lease | null;
     try {
-      return await this.attempt(intent, intent.checkout, intent.bouquet, hooks, 1);
+      purchaseLease = await this.book.store.create(purchase, this.options.lockTtlMs);
+    } catch (error) {
+      this.log.warn({ err: error, purchaseId: purchase.id }, "purchase not recorded");
+      return { kind: "store-unavailable" };
+    }
+    if (!purchaseLease) return { kind: "duplicate" };
+    let buyerLease: Lease | null = null;
+    const sent = { before: false };
+    try {
+      buyerLease = await this.buyers.holdBuyer(intent.buyer, this.options.lockTtlMs);
+      if (!buyerLease) {
+        await this.book.store.discard(purchase.id);
+        return { kind: "busy" };
+      }
+      const outcome = await this.attempt(purchase, intent.checkout, hooks, sent);
+      // Told under the lease, so that reconciliation does not tell it as well.
+      if (outcome.kind === "settled") await this.teller.tell(outcome.purchase);
+      return outcome;
+    } catch (error) {
+      if (sent.before) throw error;
+      // Nothing left for the provider (the store failed): not charged, and the buyer is told.
+      this.log.warn({ err: error, purchaseId: purchase.id }, "purchase stopped before sending");
+      await this.teller.tell(await this.settle(purchase, "not-charged", { reason: "interrupted" }));
+      return { kind: "settled", purchase };
     } finally {
-      await guard.release();
+      await Promise.allSettled([purchaseLease.release(), buyerLease?.release()]);
     }
   }
 
   /**
-   * Resolves a pending entry left by a process that died or gave up (reconciliation).
-   * Returns the settled entry, or null when it is not (yet) decidable or somebody else has it.
+   * Resolves an open purchase whose holder died or gave up, and tells what is new
+   * (reconciliation). False when somebody else is working on it.
    */
-  async resolvePending(checkoutId: string): Promise<JournalEntry | null> {
-    const lease = await this.guards.holdCheckout(checkoutId, this.options.lockTtlMs);
-    if (!lease) return null;
+  async resolve(id: string): Promise<boolean> {
+    const lease = await this.book.store.hold(id, this.options.lockTtlMs);
+    if (!lease) return false;
     try {
-      const entry = await this.journal.get(checkoutId);
-      if (entry?.state !== "pending") return null;
-      const lookup = await this.lookup(checkoutId);
-      if (lookup.found) return await this.settleDone(entry, lookup.found);
-      // Once the token has expired the provider can no longer execute it: nothing happened.
-      const expired =
-        this.now() - entry.checkoutIssuedAt >
-        this.options.checkoutTtlMs + this.options.checkoutSafetyMarginMs;
-      if (lookup.known && expired) {
-        return await this.journal.settle(entry, "not-charged", {}, this.now());
-      }
-      return null;
+      const purchase = await this.book.get(id);
+      if (!purchase) return false;
+      await this.teller.tell(await this.resolved(purchase));
+      return true;
     } finally {
       await lease.release();
     }
+  }
+
+  private async resolved(purchase: Purchase): Promise<Purchase> {
+    if (purchase.phase === "created" || purchase.phase === "token-taken") {
+      // The record is written before the request leaves: this one never left.
+      return this.settle(purchase, "not-charged", { reason: "interrupted" });
+    }
+    if (purchase.phase !== "requested" && purchase.phase !== "unknown") return purchase;
+    const lookup = await this.lookup(purchase);
+    if (lookup.found) return this.settleFound(purchase, lookup.found);
+    if (lookup.known && this.tokenExpired(purchase)) {
+      return this.settle(purchase, "not-charged", { reason: "verified" });
+    }
+    return this.stillUnknown(purchase, lookup.known);
   }
 
   private async attempt(
-    intent: PurchaseIntent,
-    offeredCheckout: Checkout,
-    offeredBouquet: Bouquet,
+    purchase: Purchase,
+    offered: Checkout,
     hooks: PurchaseHooks,
-    attempt: number,
+    sent: { before: boolean },
   ): Promise<PurchaseOutcome> {
-    let checkout = offeredCheckout;
-    let bouquet = offeredBouquet;
+    let checkout = offered;
     if (this.isStale(checkout)) {
-      const fresh = await this.freshOffer(intent, bouquet);
+      const fresh = await this.freshOffer(purchase);
       if ("kind" in fresh) return fresh;
-      ({ checkout, bouquet } = fresh);
+      checkout = fresh.checkout;
     }
-
-    const entry = this.newEntry(intent, checkout, bouquet, attempt);
-    const lease = await this.guards.holdCheckout(checkout.id, this.options.lockTtlMs);
-    if (!lease || !(await this.journal.create(entry))) {
-      await lease?.release();
-      // Somebody already wrote this checkout's entry: never call top-up twice.
-      return { kind: "duplicate" };
-    }
+    await this.takeToken(purchase, checkout);
+    purchase.phase = "requested";
+    await this.write(purchase);
+    sent.before = true;
     try {
       const transaction = await this.provider.topup({
-        cuid: entry.cuid,
-        service: entry.service,
-        connectionId: entry.connectionId,
-        checkoutId: entry.checkoutId,
-        bouquetCode: entry.bouquetCode,
-        amount: entry.amount,
-        reference: entry.reference,
+        cuid: purchase.customer.cuid,
+        service: purchase.connection.service,
+        connectionId: purchase.connection.id,
+        checkoutId: checkout.id,
+        bouquetCode: purchase.bouquet.code,
+        amount: purchase.bouquet.price,
+        reference: purchase.reference ?? undefined,
       });
-      const verified = await this.lookup(entry.checkoutId);
+      const verified = await this.lookup(purchase);
       if (!verified.found) {
-        this.log.warn({ checkoutId: entry.checkoutId }, "top-up succeeded but txn-status lags");
+        this.log.warn({ purchaseId: purchase.id }, "top-up succeeded but txn-status lags");
       }
-      return settled(await this.settleDone(entry, verified.found ?? transaction));
+      return settled(
+        await this.settleFound(purchase, verified.found ?? transactionState(transaction)),
+      );
     } catch (error) {
       const failure = topupFailure(error);
-      if (failure.kind === "refused") {
-        if (attempt === 1 && this.looksLikeTokenProblem(failure, checkout)) {
-          return await this.replaceRefusedToken(intent, entry, failure.code, hooks);
-        }
-        return await this.fail(entry, "rejected", failure.code);
+      switch (failure.kind) {
+        case "refused":
+          return await this.afterRefusal(purchase, failure.code, hooks, sent);
+        case "unauthorized":
+          return settled(await this.settle(purchase, "not-charged", { reason: "paused" }));
+        case "not-sent":
+          return settled(await this.settle(purchase, "not-charged", { reason: "unavailable" }));
+        case "unknown":
+          this.log.warn({ purchaseId: purchase.id, err: error }, "top-up outcome unknown");
+          await hooks.onChecking?.();
+          return settled(await this.pollUntilKnown(purchase));
       }
-      if (failure.kind === "unauthorized") return await this.fail(entry, "unauthorized");
-      if (failure.kind === "not-sent") return await this.fail(entry, "unavailable");
-      this.log.warn(
-        { checkoutId: entry.checkoutId, err: error },
-        "top-up outcome unknown, polling txn-status",
-      );
-      await hooks.onChecking?.();
-      return await this.pollUntilKnown(entry);
-    } finally {
-      await lease.release();
     }
   }
 
   /**
-   * The provider refused what is probably a stale token. Make sure the refused attempt did
-   * nothing, then try once more with a fresh token (asking again only if the price changed).
+   * Any refusal, whatever its code or HTTP status: make sure nothing happened, then try once
+   * more with a fresh token (asking again only if the bouquet changed). A second refusal is
+   * a decline.
    */
-  private async replaceRefusedToken(
-    intent: PurchaseIntent,
-    entry: JournalEntry,
-    refusalCode: string,
+  private async afterRefusal(
+    purchase: Purchase,
+    code: string,
     hooks: PurchaseHooks,
+    sent: { before: boolean },
   ): Promise<PurchaseOutcome> {
-    const lookup = await this.lookup(entry.checkoutId);
-    if (lookup.found) return settled(await this.settleDone(entry, lookup.found));
+    purchase.refusal = { code };
+    const lookup = await this.lookup(purchase);
+    if (lookup.found) return settled(await this.settleFound(purchase, lookup.found));
     if (!lookup.known) {
       await hooks.onChecking?.();
-      return this.pollUntilKnown(entry);
+      return settled(await this.pollUntilKnown(purchase));
     }
-    await this.fail(entry, "rejected", refusalCode);
-    const fresh = await this.freshOffer(intent, intent.bouquet);
+    if (purchase.attempt === 2) {
+      return settled(await this.settle(purchase, "not-charged", { reason: "declined" }));
+    }
+    const fresh = await this.freshOffer(purchase);
     if ("kind" in fresh) return fresh;
-    return this.attempt(intent, fresh.checkout, fresh.bouquet, hooks, 2);
+    purchase.attempt = 2;
+    sent.before = false;
+    return this.attempt(purchase, fresh.checkout, hooks, sent);
   }
 
-  private async pollUntilKnown(entry: JournalEntry): Promise<PurchaseOutcome> {
+  private async pollUntilKnown(purchase: Purchase): Promise<Purchase> {
     const deadline = this.now() + this.options.verifyWindowMs;
     let delay = this.options.verifyFirstDelayMs;
     let known = false;
     for (;;) {
-      const lookup = await this.lookup(entry.checkoutId);
-      if (lookup.found) return settled(await this.settleDone(entry, lookup.found));
+      const lookup = await this.lookup(purchase);
+      if (lookup.found) return this.settleFound(purchase, lookup.found);
       known = lookup.known;
       if (this.now() + delay > deadline) break;
       await sleep(delay);
       delay = Math.min(delay * 2, this.options.verifyMaxDelayMs);
     }
-    if (!known) return { kind: "still-checking", entry };
-    return settled(await this.journal.settle(entry, "not-charged", {}, this.now()));
+    if (known && this.tokenExpired(purchase)) {
+      return this.settle(purchase, "not-charged", { reason: "verified" });
+    }
+    return this.stillUnknown(purchase, known);
   }
 
-  /** txn-status: found, known to be absent, or unknown (provider unavailable). */
-  private async lookup(checkoutId: string): Promise<Lookup> {
+  /**
+   * Unknown for now: checked again soon, or once the token has expired when the provider
+   * says it has no such transaction (until then it could still happen).
+   */
+  private stillUnknown(purchase: Purchase, absent: boolean): Promise<Purchase> {
+    const expiresAt = (purchase.checkout?.issuedAt ?? 0) + this.tokenLifetimeMs();
+    const dueAt = absent
+      ? Math.max(expiresAt, this.now() + 1_000)
+      : this.now() + this.options.recheckMaxMs;
+    return this.settle(purchase, "unknown", {}, dueAt);
+  }
+
+  /** txn-status for the current attempt: found, known to be absent, or unknown. */
+  private async lookup(purchase: Purchase): Promise<Lookup> {
+    const checkoutId = purchase.checkout?.id;
+    if (!checkoutId) return { found: null, known: true };
     const answer = await ask(() => this.provider.txnStatus(checkoutId), this.log, "txn-status");
-    return answer.ok
-      ? { found: answer.value }
-      : { found: null, known: answer.failure === "not-found" };
+    if (answer.ok) return { found: transactionState(answer.value) };
+    return { found: null, known: answer.failure === "not-found" };
   }
 
-  private async freshOffer(
-    intent: PurchaseIntent,
-    bouquet: Bouquet,
-  ): Promise<{ checkout: Checkout; bouquet: Bouquet } | PurchaseOutcome> {
+  private settleFound(purchase: Purchase, found: TransactionState): Promise<Purchase> {
+    if (found.state === "failed") {
+      return this.settle(purchase, "not-charged", { reason: "declined" });
+    }
+    if (found.state === "pending") return this.stillUnknown(purchase, false);
+    return this.settle(purchase, "charged", {
+      transaction: this.receiptOf(purchase, found.transaction),
+    });
+  }
+
+  /** What the receipt shows: the provider's amount when it stated one, else the price sent. */
+  private receiptOf(purchase: Purchase, transaction: Transaction): Purchase["transaction"] {
+    return {
+      txnId: transaction.txnId,
+      amount: transaction.amount ?? purchase.bouquet.price,
+      date: transaction.date,
+    };
+  }
+
+  /** A fresh listing and token for the same bouquet, or the reason there is none. */
+  private async freshOffer(purchase: Purchase): Promise<{ checkout: Checkout } | PurchaseOutcome> {
     const answer = await ask(
-      () => this.provider.getPackages(intent.customer.cuid, intent.connection),
+      () =>
+        this.provider.getPackages(purchase.customer.cuid, {
+          service: purchase.connection.service,
+          id: purchase.connection.id,
+        }),
       this.log,
       "package listing",
     );
-    if (!answer.ok)
-      return { kind: answer.failure === "unauthorized" ? "unauthorized" : "unavailable" };
-    const offer = answer.value;
-    const current = offer.bouquets.find((candidate) => candidate.code === bouquet.code);
-    if (!current) return { kind: "bouquet-gone", offer };
-    if (current.price !== intent.bouquet.price) {
-      return { kind: "price-changed", bouquet: current, offer };
+    if (!answer.ok) {
+      const reason = answer.failure === "unauthorized" ? "paused" : "unavailable";
+      return settled(await this.settle(purchase, "not-charged", { reason }));
     }
-    return { checkout: offer.checkout, bouquet: current };
+    const offer = answer.value;
+    const current = offer.bouquets.find((candidate) => candidate.code === purchase.bouquet.code);
+    const unchanged =
+      current !== undefined &&
+      current.name === purchase.bouquet.name &&
+      sameAmount(current.price, purchase.bouquet.price);
+    if (!unchanged) {
+      // The new question is the telling: nothing else is said about this purchase.
+      purchase.told = "not-charged";
+      await this.settle(purchase, "not-charged", { reason: "offer-changed" });
+      return { kind: "offer-changed", purchase, offer, bouquet: current ?? null };
+    }
+    return { checkout: offer.checkout };
+  }
+
+  /** Binds the token to this attempt; a token bound elsewhere is replaced by a fresh one. */
+  private async takeToken(purchase: Purchase, checkout: Checkout): Promise<void> {
+    if (purchase.checkout && purchase.checkout.id !== checkout.id) {
+      purchase.earlierCheckouts.push(purchase.checkout.id);
+    }
+    purchase.checkout = { id: checkout.id, issuedAt: checkout.issuedAt.getTime() };
+    // udf1: traceable to the buyer, unique per attempt, at most 30 characters.
+    purchase.reference = `tg${purchase.buyer}-${this.now().toString(36)}${purchase.attempt}`;
+    purchase.phase = "token-taken";
+    purchase.updatedAt = this.now();
+    if (!(await this.book.store.takeCheckout(purchase))) {
+      throw new Error("the checkout token is bound to another purchase");
+    }
+  }
+
+  private async write(purchase: Purchase): Promise<void> {
+    purchase.updatedAt = this.now();
+    await this.book.commit(purchase);
+  }
+
+  private async settle(
+    purchase: Purchase,
+    phase: "charged" | "not-charged" | "unknown",
+    details: { reason?: NotChargedReason; transaction?: Purchase["transaction"] },
+    dueAt?: number,
+  ): Promise<Purchase> {
+    purchase.phase = phase;
+    purchase.reason = details.reason ?? null;
+    if (details.transaction) purchase.transaction = details.transaction;
+    purchase.updatedAt = this.now();
+    await this.book.record(purchase, dueAt);
+    return purchase;
+  }
+
+  private tokenLifetimeMs(): number {
+    return this.options.checkoutTtlMs + this.options.checkoutSafetyMarginMs;
+  }
+
+  /** Once its token has expired, the provider can no longer execute an attempt. */
+  private tokenExpired(purchase: Purchase): boolean {
+    return this.now() - (purchase.checkout?.issuedAt ?? 0) > this.tokenLifetimeMs();
   }
 
   private isStale(checkout: Checkout): boolean {
@@ -251,64 +357,29 @@ export class TopupService {
     return age > this.options.checkoutTtlMs - this.options.checkoutSafetyMarginMs;
   }
 
-  /**
-   * The failure codes are not documented, so a refusal is taken for a token problem when it
-   * says so, or when the token is old enough to have expired on the provider's clock.
-   */
-  private looksLikeTokenProblem(
-    refusal: { code: string; message: string | undefined },
-    checkout: Checkout,
-  ): boolean {
-    const text = `${refusal.code} ${refusal.message ?? ""}`;
-    if (/checkout|token|expire/i.test(text)) return true;
-    return this.now() - checkout.issuedAt.getTime() > this.options.checkoutTtlMs / 2;
-  }
-
-  private settleDone(entry: JournalEntry, transaction: Transaction): Promise<JournalEntry> {
-    const txn = {
-      txnId: transaction.txnId,
-      amount: transaction.amount,
-      date: transaction.date.getTime(),
-    };
-    return this.journal.settle(entry, "done", { transaction: txn }, this.now());
-  }
-
-  private async fail(
-    entry: JournalEntry,
-    kind: FailureKind,
-    code?: string,
-  ): Promise<PurchaseOutcome> {
-    return settled(
-      await this.journal.settle(entry, "failed", { failure: { kind, code } }, this.now()),
-    );
-  }
-
-  private newEntry(
-    intent: PurchaseIntent,
-    checkout: Checkout,
-    bouquet: Bouquet,
-    attempt: number,
-  ): JournalEntry {
+  private newPurchase(intent: PurchaseIntent): Purchase {
     const now = this.now();
+    const { bouquet, customer, connection } = intent;
     return {
-      checkoutId: checkout.id,
-      intentId: intent.intentId,
-      // udf1: traceable to the buyer, unique per attempt, at most 30 characters.
-      reference: `tg${intent.buyer}-${now.toString(36)}${attempt}`,
+      id: intent.intentId,
       buyer: intent.buyer,
       language: intent.language,
-      cuid: intent.customer.cuid,
-      customerName: `${intent.customer.firstName} ${intent.customer.lastName}`.trim(),
-      service: intent.connection.service,
-      connectionId: intent.connection.id,
-      bouquetCode: bouquet.code,
-      bouquetName: bouquet.displayName,
-      period: bouquet.period,
-      amount: bouquet.price,
-      checkoutIssuedAt: checkout.issuedAt.getTime(),
+      customer: { cuid: customer.cuid, name: `${customer.firstName} ${customer.lastName}`.trim() },
+      connection: { service: connection.service, id: connection.id },
+      bouquet: { code: bouquet.code, name: bouquet.name, price: bouquet.price },
+      attempt: 1,
+      checkout: null,
+      earlierCheckouts: [],
+      reference: null,
+      phase: "created",
+      told: null,
+      transaction: null,
+      refusal: null,
+      reason: null,
       createdAt: now,
       updatedAt: now,
-      state: "pending",
     };
   }
 }
+
+const settled = (purchase: Purchase): PurchaseOutcome => ({ kind: "settled", purchase });

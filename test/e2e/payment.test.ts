@@ -114,11 +114,12 @@ describe("paying exactly once", () => {
     expect(stack.sandbox.topups).toHaveLength(1);
   });
 
-  it("another refusal is explained with the provider's code", async () => {
+  it("a second refusal is a decline, explained with the provider's code", async () => {
     const user = await atConfirm();
     stack.sandbox.setFault("subscription-package-topup", { kind: "reject", code: "LIMIT_REACHED" });
     await expectReply(user, () => user.press(/Confirm/), "code LIMIT_REACHED");
-    expect(topupRequests()).toHaveLength(1);
+    expect(topupRequests()).toHaveLength(2);
+    expect(stack.sandbox.topups).toHaveLength(0);
   });
 
   it("a changed price is shown and asked again", async () => {
@@ -137,8 +138,8 @@ describe("paying exactly once", () => {
       () => user.press(/Confirm/),
       "price of this package has changed",
     );
-    expect(again.text).toMatch(/from NPR\s700 to NPR\s999/);
-    expect(again.text).toMatch(/Price: NPR\s999/);
+    expect(again.text).toMatch(/from NPR\s700\.00 to NPR\s999\.00/);
+    expect(again.text).toMatch(/Price: NPR\s999\.00/);
     expect(buttonsOf(user, again)).toContain("✅ Confirm and pay");
     expect(stack.sandbox.topups).toHaveLength(0);
     // The new screen belongs to a live journey: Back works on it.
@@ -159,17 +160,20 @@ describe("when something is down", () => {
     await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
   });
 
-  it("a refused provider token: an apology to the user, one loud log line", async () => {
+  it("a refused provider token: users are told top-ups are paused, one loud log line", async () => {
     const user = stack.emulator.user({ id: ++nextUser, first_name: "Au", language_code: "en" });
     stack.sandbox.setFault("get-customer-information", { kind: "http-401" });
-    await expectReply(user, () => user.sendText("/topup 1000001"), "not available right now");
-    await expectReply(user, () => user.sendText("/topup 1000001"), "not available right now");
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Top-ups are paused");
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Top-ups are paused");
     const loud = stack
       .logs()
       .filter((l) => l.includes("check PROVIDER_TOKEN") && l.includes('"level":50'));
     expect(loud).toHaveLength(1);
     expect(stack.logs().join("\n")).not.toContain("e2e-provider-token");
     stack.sandbox.clearFaults();
+    // One probe call after PROVIDER_PROBE_SECONDS finds the token accepted again.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
   });
 
   it("Telegram failing with 502 and 429 is retried, and the user still gets the receipt", async () => {
@@ -227,6 +231,8 @@ describe("when Telegram is down after the top-up", () => {
       .filter((call) => !call.response.ok && call.payload.chat_id === user.chatId);
     expect(failed).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(quick.logs().some((line) => line.includes("reconciliation told outcomes"))).toBe(true);
+    expect(quick.logs().some((line) => line.includes("reconciliation finished purchases"))).toBe(
+      true,
+    );
   });
 });

@@ -26,7 +26,17 @@ let agent: ChatUser;
 let botUsername: string;
 
 beforeAll(async () => {
-  stack = await startStack("support", { SUPPORT_CHAT_IDS: `${SUPPORT}, ${SUPPORT_TOO}` });
+  // Short-lived tokens: a top-up that did not happen is known to be not charged once its
+  // token expired.
+  stack = await startStack(
+    "support",
+    {
+      SUPPORT_CHAT_IDS: `${SUPPORT}, ${SUPPORT_TOO}`,
+      CHECKOUT_TTL_SECONDS: "3",
+      CHECKOUT_SAFETY_MARGIN_SECONDS: "1",
+    },
+    { checkoutTtlMs: 3_000 },
+  );
   redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 });
   audit = new RedisAuditLog(redis, redisKeys(stack.env.REDIS_KEY_PREFIX as string));
   support = stack.emulator.group({ id: SUPPORT, title: "Support desk", type: "supergroup" });
@@ -184,7 +194,7 @@ describe("support lookups in an allow-listed group", () => {
     ]) {
       expect(byCheckout.text).toContain(expected);
     }
-    expect(byCheckout.text).toMatch(/Amount: NPR\s?700/);
+    expect(byCheckout.text).toMatch(/Amount: NPR\s?700\.00/);
 
     const byReference = await expectReply(
       agent,
@@ -201,7 +211,7 @@ describe("support lookups in an allow-listed group", () => {
 
     const recent = await expectReply(agent, () => agent.sendText("/recent"), "Latest top-ups");
     const line = recent.text?.split("\n").find((l) => l.includes(reference)) ?? "";
-    expect(line).toMatch(/^✅ done · NPR\s?700 · Gold · TV 8000000011 · customer 1000001 · /);
+    expect(line).toMatch(/^✅ done · NPR\s?700\.00 · Gold · TV 8000000011 · customer 1000001 · /);
     for (const code of ["1000001", "8000000011", "9841000001"]) {
       const mine = await expectReply(agent, () => agent.sendText(`/recent ${code}`), code);
       expect(mine.text).toContain(reference);

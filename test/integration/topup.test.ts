@@ -1,10 +1,13 @@
+// The purchase service over real HTTP (the sandbox) and real Redis: exactly once, verified,
+// and finished by reconciliation when its process went away.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ProviderClient } from "../../src/adapters/provider/client.js";
-import { RedisJournal } from "../../src/adapters/redis/journal.js";
+import { RedisBuyerGuard } from "../../src/adapters/redis/buyer-guard.js";
 import { redisKeys } from "../../src/adapters/redis/keys.js";
-import { RedisPurchaseGuards } from "../../src/adapters/redis/purchase-guards.js";
-import type { JournalEntry } from "../../src/domain/journal.js";
+import { RedisPurchases } from "../../src/adapters/redis/purchases.js";
 import { OutcomeTeller } from "../../src/domain/outcomes.js";
+import type { Purchase } from "../../src/domain/purchase.js";
+import { PurchaseBook } from "../../src/domain/purchase-book.js";
 import { Reconciler } from "../../src/domain/reconciler.js";
 import {
   type PurchaseIntent,
@@ -19,9 +22,16 @@ import { deleteByPrefix, testRedis } from "../support/redis.js";
 const TOKEN = "topup-test-token";
 const store = testRedis("topup");
 const keys = redisKeys(store.prefix);
-const journal = new RedisJournal(store.redis, keys);
-const guards = new RedisPurchaseGuards(store.redis, keys);
+const purchases = new RedisPurchases(store.redis, keys);
 const logger = captureLogs().logger;
+const book = new PurchaseBook(purchases, logger);
+/** What the buyers were told: "<phase>:<reason>" per purchase. */
+let told: string[] = [];
+const teller = new OutcomeTeller(
+  book,
+  { tell: async (p) => void told.push(p.reason ? `${p.phase}:${p.reason}` : p.phase) },
+  logger,
+);
 let sandbox: Sandbox;
 let client: ProviderClient;
 let intents = 0;
@@ -33,6 +43,7 @@ const options: TopupServiceOptions = {
   verifyFirstDelayMs: 50,
   verifyMaxDelayMs: 200,
   lockTtlMs: 2_000,
+  recheckMaxMs: 1_000,
 };
 
 beforeAll(async () => {
@@ -49,6 +60,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   sandbox.reset();
+  told = [];
   await deleteByPrefix(store.redis, store.prefix);
 });
 afterAll(async () => {
@@ -58,15 +70,24 @@ afterAll(async () => {
 });
 
 const service = (overrides: Partial<TopupServiceOptions> = {}) =>
-  new TopupService(client, journal, guards, { ...options, ...overrides }, logger);
+  new TopupService(
+    client,
+    book,
+    new RedisBuyerGuard(store.redis, keys),
+    teller,
+    { ...options, ...overrides },
+    logger,
+  );
 
-/** "done", "not-charged" or "failed" for a settled purchase, else the outcome's kind. */
+/** "charged", "not-charged" or "unknown" for a settled purchase, else the outcome's kind. */
 const resultOf = (outcome: PurchaseOutcome) =>
-  outcome.kind === "settled" ? outcome.entry.state : outcome.kind;
-
-/** A teller that records what it would have told. */
-const recordingTeller = (told: string[], describe: (e: JournalEntry) => string = (e) => e.state) =>
-  new OutcomeTeller(journal, { tell: async (entry) => void told.push(describe(entry)) }, logger);
+  outcome.kind === "settled" ? outcome.purchase.phase : outcome.kind;
+const recorded = (outcome: PurchaseOutcome): Purchase => {
+  if (outcome.kind !== "settled") throw new Error(`not settled: ${outcome.kind}`);
+  return outcome.purchase;
+};
+const topupRequests = () =>
+  sandbox.requests.filter((r) => r.operation === "subscription-package-topup");
 
 async function intentFor(code = "1000001", buyer = 500): Promise<PurchaseIntent> {
   const info = await client.getCustomer(code);
@@ -88,21 +109,34 @@ async function intentFor(code = "1000001", buyer = 500): Promise<PurchaseIntent>
 }
 
 describe("TopupService.purchase", () => {
-  it("tops up once, verifies with txn-status and journals the result", async () => {
+  it("records each phase, tops up once, verifies with txn-status and tells the receipt", async () => {
     const intent = await intentFor();
     const outcome = await service().purchase(intent);
-    expect(resultOf(outcome)).toBe("done");
-    if (outcome.kind !== "settled") return;
-    expect(outcome.entry.transaction?.txnId).toBe(sandbox.topups[0]?.txnId);
+    const purchase = recorded(outcome);
+    expect(purchase).toMatchObject({ phase: "charged", told: "charged", attempt: 1 });
+    expect(purchase.transaction?.txnId).toBe(sandbox.topups[0]?.txnId);
+    expect(purchase.transaction?.amount).toBe(intent.bouquet.price);
     expect(sandbox.topups).toHaveLength(1);
-    expect(sandbox.topups[0]?.udf1).toBe(outcome.entry.reference);
-    expect(outcome.entry.reference.length).toBeLessThanOrEqual(30);
+    expect(sandbox.topups[0]?.udf1).toBe(purchase.reference);
+    expect(purchase.reference?.length).toBeLessThanOrEqual(30);
     expect(sandbox.requests.map((r) => r.operation).slice(-2)).toEqual([
       "subscription-package-topup",
       "txn-status",
     ]);
-    expect(await journal.byReference(outcome.entry.reference)).toMatchObject({ state: "done" });
-    expect(await journal.pendingSince(Date.now())).toEqual([]);
+    expect(await purchases.get(intent.intentId)).toMatchObject({ phase: "charged" });
+    expect(await purchases.byReference(purchase.reference ?? "")).toMatchObject({
+      id: purchase.id,
+    });
+    expect(await purchases.byCheckout(intent.checkout.id)).toMatchObject({ id: purchase.id });
+    expect(await purchases.due(Date.now() + 60_000)).toEqual([]);
+    expect(await purchases.untold()).toEqual([]);
+    expect(told).toEqual(["charged"]);
+  });
+
+  it("sends the price exactly as listed", async () => {
+    const intent = await intentFor();
+    await service().purchase({ ...intent, bouquet: { ...intent.bouquet, price: "700.00" } });
+    expect(topupRequests()[0]?.body).toMatchObject({ amt: "700.00" });
   });
 
   it("executes one top-up for ten simultaneous confirmations of the same intent", async () => {
@@ -110,15 +144,8 @@ describe("TopupService.purchase", () => {
     const outcomes = await Promise.all(
       Array.from({ length: 10 }, () => service().purchase(intent)),
     );
-    expect(outcomes.filter((o) => resultOf(o) === "done")).toHaveLength(1);
+    expect(outcomes.filter((o) => resultOf(o) === "charged")).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind === "duplicate")).toHaveLength(9);
-    expect(sandbox.topups).toHaveLength(1);
-  });
-
-  it("lets two service instances (two bots) race without a second top-up", async () => {
-    const intent = await intentFor();
-    const [a, b] = await Promise.all([service().purchase(intent), service().purchase(intent)]);
-    expect([resultOf(a), resultOf(b)].sort()).toEqual(["done", "duplicate"]);
     expect(sandbox.topups).toHaveLength(1);
   });
 
@@ -127,11 +154,11 @@ describe("TopupService.purchase", () => {
     const first = await intentFor("1000001", 600);
     const second = await intentFor("1000003", 600);
     const [a, b] = await Promise.all([service().purchase(first), service().purchase(second)]);
-    expect([resultOf(a), resultOf(b)].sort()).toEqual(["busy", "done"]);
+    expect([resultOf(a), resultOf(b)].sort()).toEqual(["busy", "charged"]);
     expect(sandbox.topups).toHaveLength(1);
     // The refused intent can be confirmed again once the buyer is free.
     const retry = await service().purchase(b.kind === "busy" ? second : first);
-    expect(resultOf(retry)).toBe("done");
+    expect(resultOf(retry)).toBe("charged");
   });
 
   it("an old token is replaced before use without asking the user", async () => {
@@ -140,119 +167,159 @@ describe("TopupService.purchase", () => {
       ...intent,
       checkout: { ...intent.checkout, issuedAt: new Date(Date.now() - 280_000) },
     };
-    const outcome = await service().purchase(stale);
-    expect(resultOf(outcome)).toBe("done");
+    expect(resultOf(await service().purchase(stale))).toBe("charged");
     expect(sandbox.topups).toHaveLength(1);
     expect(sandbox.topups[0]?.orderId).not.toBe(intent.checkout.id);
   });
 
-  it("reports a changed price instead of buying", async () => {
-    const intent = await intentFor();
-    sandbox.setFault("get-subscription-package", {
-      kind: "transform",
-      transform: (response) => {
-        const body = response.body as { tv: { bouquets: { code: string; price: number }[] } };
-        for (const b of body.tv.bouquets) if (b.code === intent.bouquet.code) b.price += 10;
-        return response;
-      },
-    });
-    const stale = { ...intent, checkout: { ...intent.checkout, issuedAt: new Date(0) } };
-    const outcome = await service().purchase(stale);
-    expect(outcome.kind).toBe("price-changed");
-    if (outcome.kind === "price-changed")
-      expect(outcome.bouquet.price).toBe(intent.bouquet.price + 10);
+  it("asks again instead of buying when the price or the name changed", async () => {
+    for (const change of ["price", "name"] as const) {
+      const intent = await intentFor();
+      sandbox.setFault("get-subscription-package", {
+        kind: "transform",
+        transform: (response) => {
+          const body = response.body as {
+            tv: { bouquets: { code: string; name: string; price: number }[] };
+          };
+          for (const b of body.tv.bouquets) {
+            if (b.code !== intent.bouquet.code) continue;
+            if (change === "price") b.price += 10;
+            else b.name = `New ${b.name}`;
+          }
+          return response;
+        },
+      });
+      const stale = { ...intent, checkout: { ...intent.checkout, issuedAt: new Date(0) } };
+      const outcome = await service().purchase(stale);
+      expect(outcome.kind).toBe("offer-changed");
+      if (outcome.kind === "offer-changed") {
+        expect(outcome.purchase).toMatchObject({ phase: "not-charged", reason: "offer-changed" });
+        expect(outcome.purchase.told).toBe("not-charged");
+      }
+      sandbox.clearFaults();
+    }
     expect(sandbox.topups).toHaveLength(0);
+    expect(told).toEqual([]);
   });
 
-  it("replaces a refused token once, after checking nothing happened", async () => {
-    const intent = await intentFor();
-    sandbox.setFault("subscription-package-topup", {
-      kind: "reject",
-      code: "CHECKOUT_EXPIRED",
-      times: 1,
-    });
-    const outcome = await service().purchase(intent);
-    expect(resultOf(outcome)).toBe("done");
-    expect(sandbox.topups).toHaveLength(1);
-    const operations = sandbox.requests.map((r) => r.operation);
-    expect(operations.filter((op) => op === "subscription-package-topup")).toHaveLength(2);
-    // txn-status checked the refused token before a new one was fetched.
-    const refusedAt = operations.indexOf("subscription-package-topup");
-    expect(operations.slice(refusedAt + 1, refusedAt + 3)).toEqual([
-      "txn-status",
-      "get-subscription-package",
-    ]);
-  });
+  it.each([
+    ["a refusal with any code", { kind: "reject", code: "E1009", times: 1 }],
+    [
+      "a refusal with an empty code and message",
+      { kind: "reject", code: "", message: "", times: 1 },
+    ],
+  ] as const)(
+    "%s: checks txn-status, then tries once more with a fresh token",
+    async (_, fault) => {
+      const intent = await intentFor();
+      sandbox.setFault("subscription-package-topup", fault);
+      const purchase = recorded(await service().purchase(intent));
+      expect(purchase).toMatchObject({ phase: "charged", attempt: 2 });
+      expect(purchase.earlierCheckouts).toEqual([intent.checkout.id]);
+      expect(sandbox.topups).toHaveLength(1);
+      const operations = sandbox.requests.map((r) => r.operation);
+      expect(operations.filter((op) => op === "subscription-package-topup")).toHaveLength(2);
+      // txn-status checked the refused token before a new one was fetched.
+      const refusedAt = operations.indexOf("subscription-package-topup");
+      expect(operations.slice(refusedAt + 1, refusedAt + 3)).toEqual([
+        "txn-status",
+        "get-subscription-package",
+      ]);
+    },
+  );
 
-  it("gives up with the provider's code on a refusal that is not about the token", async () => {
+  it("a second refusal is a decline, told with the provider's code", async () => {
     const intent = await intentFor();
     sandbox.setFault("subscription-package-topup", { kind: "reject", code: "LIMIT_REACHED" });
-    const outcome = await service().purchase(intent);
-    expect(resultOf(outcome)).toBe("failed");
-    if (outcome.kind === "settled") {
-      expect(outcome.entry.failure).toEqual({ kind: "rejected", code: "LIMIT_REACHED" });
-    }
-    expect(
-      sandbox.requests.filter((r) => r.operation === "subscription-package-topup"),
-    ).toHaveLength(1);
+    const purchase = recorded(await service().purchase(intent));
+    expect(purchase).toMatchObject({
+      phase: "not-charged",
+      reason: "declined",
+      refusal: { code: "LIMIT_REACHED" },
+    });
+    expect(topupRequests()).toHaveLength(2);
+    expect(told).toEqual(["not-charged:declined"]);
   });
 
   it("resolves a timed-out top-up that happened with txn-status, never calling top-up again", async () => {
     const intent = await intentFor();
     sandbox.setFault("subscription-package-topup", { kind: "hang-then-succeed", ms: 1_000 });
-    let told = 0;
-    const outcome = await service().purchase(intent, { onChecking: () => void told++ });
-    expect(resultOf(outcome)).toBe("done");
-    expect(told).toBe(1);
+    let checking = 0;
+    const outcome = await service().purchase(intent, { onChecking: () => void checking++ });
+    expect(resultOf(outcome)).toBe("charged");
+    expect(checking).toBe(1);
     expect(sandbox.topups).toHaveLength(1);
-    expect(
-      sandbox.requests.filter((r) => r.operation === "subscription-package-topup"),
-    ).toHaveLength(1);
+    expect(topupRequests()).toHaveLength(1);
   });
 
-  it("says nothing was charged when the unknown outcome turns out to be nothing", async () => {
+  it("says nothing was charged once txn-status shows nothing happened and the token expired", async () => {
     const intent = await intentFor();
     sandbox.setFault("subscription-package-topup", { kind: "http-502" });
-    const outcome = await service().purchase(intent);
-    expect(resultOf(outcome)).toBe("not-charged");
+    const old = {
+      ...intent,
+      checkout: { ...intent.checkout, issuedAt: new Date(Date.now() - 100) },
+    };
+    const outcome = await service({ checkoutTtlMs: 50, checkoutSafetyMarginMs: 0 }).purchase(old);
+    expect(recorded(outcome)).toMatchObject({ phase: "not-charged", reason: "verified" });
     expect(sandbox.topups).toHaveLength(0);
-    expect(await journal.get(intent.checkout.id)).toMatchObject({ state: "not-charged" });
   });
 
-  it("leaves the entry pending when the provider cannot be asked at all", async () => {
+  it("leaves the purchase unknown, due again, when the provider cannot be asked at all", async () => {
     const intent = await intentFor();
     sandbox.setFault("subscription-package-topup", { kind: "connection-reset", afterEffect: true });
     sandbox.setFault("txn-status", { kind: "http-500" });
     const outcome = await service().purchase(intent);
-    expect(outcome.kind).toBe("still-checking");
-    expect(await journal.pendingSince(Date.now())).toEqual([intent.checkout.id]);
+    expect(recorded(outcome)).toMatchObject({ phase: "unknown", told: "unknown" });
+    expect(await purchases.due(Date.now() + 2_000)).toEqual([intent.intentId]);
+    expect(told).toEqual(["unknown"]);
   });
 });
 
 describe("Reconciler", () => {
-  it("resolves what a dead process left pending and tells it once", async () => {
+  const reconciler = (topups = service()) =>
+    new Reconciler(
+      book,
+      topups,
+      teller,
+      { intervalMs: 60_000, minDelayMs: 50, lockTtlMs: 2_000 },
+      logger,
+    );
+
+  it("resolves what a dead process left and tells it once", async () => {
     const intent = await intentFor();
     // The process "dies" after the top-up reached the provider: it never answered.
     sandbox.setFault("subscription-package-topup", { kind: "connection-reset", afterEffect: true });
     sandbox.setFault("txn-status", { kind: "http-500" });
     await service().purchase(intent);
     sandbox.clearFaults();
-
-    const told: string[] = [];
-    const reconciler = new Reconciler(
-      journal,
-      service(),
-      recordingTeller(told, (entry) => `${entry.state}:${entry.checkoutId}`),
-      { intervalMs: 60_000, staleAfterMs: 0 },
-      logger,
-    );
-    expect(await reconciler.runOnce()).toBe(1);
-    expect(told).toEqual([`done:${intent.checkout.id}`]);
-    expect(await reconciler.runOnce()).toBe(0);
+    told = [];
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await reconciler().runOnce()).toBe(1);
+    expect(told).toEqual(["charged"]);
+    expect(await reconciler().runOnce()).toBe(0);
     expect(sandbox.topups).toHaveLength(1);
   });
 
-  it("declares an expired, unknown top-up not charged", async () => {
+  it("takes a purchase whose holder died as soon as its lease lapses, whatever its age", async () => {
+    const intent = await intentFor();
+    const purchase = recorded(await service().purchase(intent));
+    // As a crash leaves it: requested, lease taken and never released.
+    await purchases.save({ ...purchase, phase: "requested", told: null, transaction: null });
+    const lease = await purchases.hold(purchase.id, 500);
+    expect(lease).not.toBeNull();
+    expect(await purchases.due(Date.now())).toEqual([]);
+    const dueAt = await purchases.nextDue();
+    expect(dueAt).toBeGreaterThan(Date.now());
+    expect(dueAt).toBeLessThanOrEqual(Date.now() + 500);
+    // The holder is gone: its lease is not renewed, and lapses.
+    await store.redis.del(keys.purchaseLease(purchase.id));
+    await new Promise((resolve) => setTimeout(resolve, (dueAt ?? 0) - Date.now() + 10));
+    told = [];
+    expect(await reconciler().runOnce()).toBe(1);
+    expect(told).toEqual(["charged"]);
+  });
+
+  it("declares an unknown purchase not charged once its token has expired", async () => {
     const intent = await intentFor();
     const old = {
       ...intent,
@@ -262,30 +329,49 @@ describe("Reconciler", () => {
     sandbox.setFault("txn-status", { kind: "http-500" });
     await service({ checkoutTtlMs: 60_000, checkoutSafetyMarginMs: 0 }).purchase(old);
     sandbox.clearFaults();
-    const told: string[] = [];
-    const teller = recordingTeller(told);
-    const young = service({ checkoutTtlMs: 60_000, checkoutSafetyMarginMs: 0 });
-    const reconcile = (topups: TopupService) =>
-      new Reconciler(
-        journal,
-        topups,
-        teller,
-        { intervalMs: 1_000, staleAfterMs: 0 },
-        logger,
-      ).runOnce();
-    // Still within the token's validity: it could yet happen, so it stays pending.
-    expect(await reconcile(young)).toBe(0);
-    expect(await reconcile(service({ checkoutTtlMs: 50, checkoutSafetyMarginMs: 0 }))).toBe(1);
-    expect(told).toEqual(["not-charged"]);
+    await store.redis.zadd(keys.purchasesOpen, 0, intent.intentId);
+    told = [];
+    // Still within the token's validity: it could yet happen, so it stays open.
+    await reconciler(service({ checkoutTtlMs: 60_000, checkoutSafetyMarginMs: 0 })).runOnce();
+    expect(await purchases.get(intent.intentId)).toMatchObject({ phase: "unknown" });
+    await store.redis.zadd(keys.purchasesOpen, 0, intent.intentId);
+    await reconciler(service({ checkoutTtlMs: 50, checkoutSafetyMarginMs: 0 })).runOnce();
+    expect(told).toEqual(["not-charged:verified"]);
   });
 
-  it("skips an entry whose purchase is still being handled", async () => {
+  it("skips a purchase that is still being handled", async () => {
     const intent = await intentFor();
     sandbox.setFault("subscription-package-topup", { kind: "latency", ms: 300 });
     const purchase = service().purchase(intent);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await service().resolvePending(intent.checkout.id);
-    expect(await journal.get(intent.checkout.id)).toMatchObject({ state: "pending" });
-    expect(resultOf(await purchase)).toBe("done");
+    expect(await service().resolve(intent.intentId)).toBe(false);
+    expect(await purchases.get(intent.intentId)).toMatchObject({ phase: "requested" });
+    expect(resultOf(await purchase)).toBe("charged");
+  });
+
+  it("tells an outcome whose telling failed, on its next pass", async () => {
+    const failing = new OutcomeTeller(
+      book,
+      {
+        tell: async () => {
+          throw new Error("Telegram is down");
+        },
+      },
+      logger,
+    );
+    const intent = await intentFor();
+    const topups = new TopupService(
+      client,
+      book,
+      new RedisBuyerGuard(store.redis, keys),
+      failing,
+      options,
+      logger,
+    );
+    await topups.purchase(intent);
+    expect(await purchases.untold()).toEqual([intent.intentId]);
+    expect(await reconciler().runOnce()).toBe(1);
+    expect(told).toEqual(["charged"]);
+    expect(await purchases.untold()).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { parseBouquetName } from "../../src/domain/bouquet-name.js";
 import { countProgress, type RecipientState } from "../../src/domain/broadcast.js";
 import type { Bouquet } from "../../src/domain/model.js";
 
-const bouquet = (code: string, name: string, price: number): Bouquet => ({
+const bouquet = (code: string, name: string, price: string): Bouquet => ({
   code,
   name,
   price,
@@ -35,16 +35,16 @@ describe("broadcast progress", () => {
 
 describe("plan information", () => {
   const bouquets = [
-    bouquet("Y", "Gold (YEARLY)", 7700),
-    bouquet("M", "Gold (MONTHLY)", 700),
-    bouquet("A", "Sports <HD> & more [AddOn] (MONTHLY)", 250),
+    bouquet("Y", "Gold (YEARLY)", "7700"),
+    bouquet("M", "Gold (MONTHLY)", "700"),
+    bouquet("A", "Sports <HD> & more [AddOn] (MONTHLY)", "250"),
   ];
 
   it("groups by period in a fixed order, add-ons apart", () => {
     expect(planGroups(bouquets)).toEqual([
-      { filter: "monthly", items: [{ name: "Gold", price: 700 }] },
-      { filter: "yearly", items: [{ name: "Gold", price: 7700 }] },
-      { filter: "addon", items: [{ name: "Sports <HD> & more", price: 250 }] },
+      { filter: "monthly", items: [{ name: "Gold", price: "700" }] },
+      { filter: "yearly", items: [{ name: "Gold", price: "7700" }] },
+      { filter: "addon", items: [{ name: "Sports <HD> & more", price: "250" }] },
     ]);
   });
 
@@ -52,7 +52,7 @@ describe("plan information", () => {
     const fmt = new ValueFormatter("en", "UTC", undefined);
     expect(plansText("tv", planGroups(bouquets), t, fmt)).toContain("Sports &lt;HD&gt; &amp; more");
     const many = Array.from({ length: 400 }, (_, i) =>
-      bouquet(`B${i}`, `Bouquet number ${i} with a long name (MONTHLY)`, 100 + i),
+      bouquet(`B${i}`, `Bouquet number ${i} with a long name (MONTHLY)`, String(100 + i)),
     );
     const text = plansText("tv", planGroups(many), t, fmt);
     expect(text.length).toBeLessThanOrEqual(4_000);

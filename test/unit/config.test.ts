@@ -30,7 +30,7 @@ describe("loadConfig", () => {
       checkoutTtlSeconds: 300,
       timeZone: "UTC",
     });
-    expect(config.redisUrl).toBe("redis://127.0.0.1:6379");
+    expect(config.redis.url).toBe("redis://127.0.0.1:6379");
     expect(config.adminUserIds).toEqual([]);
     expect(config.logLevel).toBe("info");
     expect(config.currency).toBeUndefined();

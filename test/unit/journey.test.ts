@@ -4,7 +4,7 @@ import { parseBouquetName } from "../../src/domain/bouquet-name.js";
 import { filtersPresent } from "../../src/domain/catalogue.js";
 import type { Bouquet } from "../../src/domain/model.js";
 
-const bouquet = (code: string, name: string, price = 100): Bouquet => ({
+const bouquet = (code: string, name: string, price = "100"): Bouquet => ({
   code,
   name,
   price,
@@ -19,7 +19,11 @@ function journeyWith(bouquets: Bouquet[], subscriptions: { code: string; end: nu
     customer: { cuid: "1", firstName: "A", lastName: "B", status: "active" },
     connection: { service: "tv", id: "1", status: "active" },
     checkout: { id: "c", issuedAt: 0 },
-    subscriptions: subscriptions.map((s) => ({ ...s, name: s.code })),
+    subscriptions: subscriptions.map((s) => ({
+      code: s.code,
+      name: s.code,
+      end: { at: s.end, text: String(s.end) },
+    })),
     bouquets,
   } satisfies Journey;
 }

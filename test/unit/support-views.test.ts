@@ -10,8 +10,8 @@ import {
 import { createI18n } from "../../src/bot/shared/i18n.js";
 import type { Translate } from "../../src/bot/shared/labels.js";
 import { ValueFormatter } from "../../src/bot/shared/values.js";
-import type { JournalEntry } from "../../src/domain/journal.js";
 import type { CustomerDetails } from "../../src/domain/support.js";
+import { purchaseOf } from "../support/purchases.js";
 
 const i18n = createI18n();
 const en: Translate = (key, variables) => i18n.t("en", key, variables);
@@ -32,8 +32,7 @@ function customer(connections: number, subscriptions: number, name = "Gold"): Cu
       subscriptions: Array.from({ length: subscriptions }, (_, s) => ({
         code: `C${s}`,
         name: `${name} ${s} (MONTHLY)`,
-        start: new Date(now - 30 * day),
-        end: new Date(now + (s - 2) * day),
+        end: { at: now + (s - 2) * day, text: "" },
       })),
     })),
   };
@@ -72,9 +71,9 @@ describe("the support customer card", () => {
       expect(shownConnections).toBeLessThan(60);
       // Every shown connection lists SUBSCRIPTIONS_SHOWN subscriptions and counts the rest.
       expect((text.match(/^• /gm) ?? []).length).toBe(shownConnections * SUBSCRIPTIONS_SHOWN);
-      const hidden = translate("support-more", { count: 60 - shownConnections });
+      const hidden = translate("list-more", { count: 60 - shownConnections });
       expect(text).toContain(hidden);
-      expect(text).toContain(translate("support-more", { count: 25 - SUBSCRIPTIONS_SHOWN }));
+      expect(text).toContain(translate("list-more", { count: 25 - SUBSCRIPTIONS_SHOWN }));
     }
   });
 
@@ -89,25 +88,14 @@ describe("the support customer card", () => {
 });
 
 describe("the latest top-ups", () => {
-  const entry = (i: number): JournalEntry => ({
-    checkoutId: `co${i}`,
-    intentId: `i${i}`,
-    reference: `tg5-ref${i}`,
-    buyer: 5,
-    language: "en",
-    cuid: "1000001",
-    customerName: "Ram Thapa",
-    service: "tv",
-    connectionId: "8000000011",
-    bouquetCode: "TV-GOLD-M",
-    bouquetName: "Gold <HD>",
-    period: "monthly",
-    amount: 700,
-    checkoutIssuedAt: now,
-    createdAt: now,
-    updatedAt: now,
-    state: i % 2 === 0 ? "done" : "not-charged",
-  });
+  const entry = (i: number) =>
+    purchaseOf({
+      id: `i${i}`,
+      reference: `tg5-ref${i}`,
+      bouquet: { code: "TV-GOLD-M", name: "Gold <HD> (MONTHLY)", price: "700" },
+      createdAt: now,
+      ...(i % 2 === 1 && { phase: "not-charged", reason: "verified", transaction: null }),
+    });
 
   it("shows at most ten lines with state, amount, bouquet, connection, time and reference", () => {
     const text = recentText(
@@ -119,7 +107,7 @@ describe("the latest top-ups", () => {
     const lines = text.split("\n");
     expect(lines).toHaveLength(RECENT_SHOWN + 1);
     expect(lines[1]).toBe(
-      `✅ done · ${fmt.amount(700)} · Gold &lt;HD&gt; · TV 8000000011 · customer 1000001 · 22 Nov 2026, 08:00 · <code>tg5-ref0</code>`,
+      `✅ done · ${fmt.amount("700")} · Gold &lt;HD&gt; · TV 8000000011 · customer 1000001 · 22 Nov 2026, 08:00 · <code>tg5-ref0</code>`,
     );
     expect(lines[2]).toContain("↩️ not charged");
     expect(text).not.toContain("Ram");

@@ -66,10 +66,21 @@ export class ProviderClient implements ProviderPort {
     signal?: AbortSignal,
   ): Promise<PackageOffer> {
     const payload = { cuid, service: connection.service, reqId: connection.id };
-    const schema = this.codec.packageBody(connection.service);
+    const schema = this.codec.packageBody(connection.service, connection.id);
     const parsed = await this.read("get-subscription-package", payload, schema, signal);
-    const { checkoutId, ...offer } = parsed;
-    return { ...offer, checkout: { id: checkoutId, issuedAt: this.now() } };
+    if (parsed.unsellable > 0) {
+      this.options.logger.warn(
+        { service: connection.service, count: parsed.unsellable },
+        "bouquets without a code, a name or a positive price are not offered",
+      );
+    }
+    return {
+      checkout: { id: parsed.checkoutId, issuedAt: this.now() },
+      customer: parsed.customer ?? { cuid, firstName: "", lastName: "", status: "unknown" },
+      connection: parsed.connection,
+      subscriptions: parsed.subscriptions,
+      bouquets: parsed.bouquets,
+    };
   }
 
   txnStatus(checkoutId: string, signal?: AbortSignal): Promise<Transaction> {

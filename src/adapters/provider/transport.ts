@@ -1,4 +1,4 @@
-import { Agent, request, errors as undiciErrors } from "undici";
+import { Agent, request } from "undici";
 import {
   type ProviderOperation,
   ProviderProtocolError,
@@ -19,6 +19,9 @@ export interface TransportOptions {
 export interface Envelope {
   body: unknown;
 }
+
+/** No answer in time: the request was sent. */
+const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
 /** Errors raised before any byte of the request could reach the provider. */
 const NOT_SENT_CODES = new Set([
@@ -45,6 +48,8 @@ export class TransportFailure extends ProviderUnavailableError {
 /**
  * One POST to the provider and the classification of its answer into the typed errors.
  * Knows HTTP and the common envelope (`success`, `code`, `body`), nothing of the versions.
+ * The timeout is undici's, counted from when the request is on a connection: time spent
+ * waiting for a free connection of the pool is not the provider's.
  */
 export class ProviderTransport {
   private readonly agent: Agent;
@@ -53,6 +58,7 @@ export class ProviderTransport {
     this.agent = new Agent({
       connections: options.maxConnections ?? 16,
       keepAliveTimeout: 10_000,
+      connectTimeout: options.timeoutMs,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });
@@ -64,8 +70,6 @@ export class ProviderTransport {
     signal?: AbortSignal,
   ): Promise<Envelope> {
     const url = `${this.options.baseUrl}/api/third-party/${this.options.version}/${operation}`;
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let status: number;
     let text: string;
     try {
@@ -78,14 +82,14 @@ export class ProviderTransport {
           authorization: `Bearer ${this.options.token}`,
         },
         body: JSON.stringify(payload),
-        signal: combined,
+        signal,
       });
       status = response.statusCode;
       text = await response.body.text();
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      const timedOut = timeout.aborted || error instanceof undiciErrors.HeadersTimeoutError;
       const code = (error as { code?: string }).code ?? "";
+      const timedOut = TIMEOUT_CODES.has(code);
       const message = timedOut
         ? `no answer within ${this.options.timeoutMs} ms`
         : `network error ${code || (error as Error).name}`;
@@ -99,27 +103,40 @@ export class ProviderTransport {
   }
 }
 
+/**
+ * 401/403: our token. 5xx: unavailable. Any other 4xx without the envelope is a refusal of a
+ * top-up (it did not happen) but says nothing about a read (a gateway's page: unavailable).
+ */
 function classify(operation: ProviderOperation, status: number, text: string): Envelope {
   if (status === 401 || status === 403) throw new ProviderUnauthorizedError(operation, status);
   if (status >= 500) throw new ProviderUnavailableError(operation, `HTTP ${status}`);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ProviderUnavailableError(operation, `HTTP ${status} with a body that is not JSON`);
-  }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw new ProviderProtocolError(operation, "(response)", "expected a JSON object");
-  }
-  const envelope = json as Record<string, unknown>;
-  if (typeof envelope.success !== "boolean") {
+  const envelope = jsonObject(text);
+  if (typeof envelope?.success !== "boolean") {
+    if (status >= 400 && operation === "subscription-package-topup") {
+      throw new ProviderRejectedError(operation, `HTTP${status}`, undefined, status);
+    }
     if (status >= 400) throw new ProviderUnavailableError(operation, `HTTP ${status}`);
+    if (!envelope) {
+      throw new ProviderUnavailableError(operation, `HTTP ${status} with a body that is not JSON`);
+    }
     throw new ProviderProtocolError(operation, "success", "expected boolean");
   }
   if (!envelope.success) {
-    const code = typeof envelope.code === "string" ? envelope.code : `HTTP${status}`;
+    const code =
+      typeof envelope.code === "string" && envelope.code !== "" ? envelope.code : `HTTP${status}`;
     const message = typeof envelope.message === "string" ? envelope.message : undefined;
     throw new ProviderRejectedError(operation, code, message, status);
   }
   return { body: envelope.body };
+}
+
+function jsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const json: unknown = JSON.parse(text);
+    return typeof json === "object" && json !== null && !Array.isArray(json)
+      ? (json as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
 }

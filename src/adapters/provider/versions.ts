@@ -2,7 +2,6 @@
 import { z } from "zod";
 import type { CustomerInfo, ServiceKind, TopupRequest } from "../../domain/model.js";
 import {
-  bouquetSchema,
   connectionListsSchema,
   customerFields,
   customerSchema,
@@ -18,7 +17,7 @@ export const UDF_MAX_LENGTH = 30;
 
 export interface VersionCodec {
   customerInfo: z.ZodType<CustomerInfo>;
-  packageBody(service: ServiceKind): z.ZodType<ParsedPackage>;
+  packageBody(service: ServiceKind, connectionId: string): z.ZodType<ParsedPackage>;
   topupPayload(request: TopupRequest): Record<string, unknown>;
 }
 
@@ -29,32 +28,32 @@ function basePayload(request: TopupRequest): Record<string, unknown> {
     reqId: request.connectionId,
     checkoutId: request.checkoutId,
     bouquetId: request.bouquetCode,
-    // The spec's request samples send the amount as a string.
-    amt: String(request.amount),
+    // The price exactly as listed, as a string like the spec's request samples.
+    amt: request.amount,
   };
 }
 
 const v1_0_0 = (zone: string): VersionCodec => ({
   customerInfo: z
-    .object({
+    .looseObject({
       customer: customerSchema,
       connection: connectionListsSchema,
     })
     .transform((b) => ({ customer: b.customer, connections: b.connection })),
-  packageBody: (service) => packageBodySchema(zone, service, bouquetSchema("amt")),
+  packageBody: (service, connectionId) => packageBodySchema(zone, service, connectionId, "amt"),
   topupPayload: basePayload,
 });
 
 const v1_0_1 = (zone: string): VersionCodec => ({
   customerInfo: z
-    .object({
-      customer: z.object({ ...customerFields, connections: connectionListsSchema }),
+    .looseObject({
+      customer: z.looseObject({ ...customerFields, connections: connectionListsSchema }),
     })
     .transform(({ customer: { connections, ...customer } }) => ({
       customer: toCustomer(customer),
       connections,
     })),
-  packageBody: (service) => packageBodySchema(zone, service, bouquetSchema("price")),
+  packageBody: (service, connectionId) => packageBodySchema(zone, service, connectionId, "price"),
   topupPayload: (request) => ({
     ...basePayload(request),
     ...(request.reference === undefined ? {} : { udf1: request.reference }),

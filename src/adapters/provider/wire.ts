@@ -1,4 +1,9 @@
-// Response schemas and normalisers shared by both API versions.
+// Response schemas and normalisers shared by both API versions. What a purchase cannot do
+// without (ids, codes, names, the checkout token) is required and named by its path when
+// missing; everything else is read leniently, because a real provider will differ from the
+// spec's samples: numbers for strings, other date forms, amounts as strings, missing optional
+// fields. An item that cannot be used (a bouquet without a valid price) is left out, never the
+// whole answer.
 import { z } from "zod";
 import { parseBouquetName } from "../../domain/bouquet-name.js";
 import type {
@@ -9,91 +14,98 @@ import type {
   Subscription,
   Transaction,
 } from "../../domain/model.js";
+import { isChargeable, parseAmount } from "../../domain/money.js";
 import { type ProviderOperation, ProviderProtocolError } from "../../domain/provider-errors.js";
-import { parseProviderDateTime } from "./datetime.js";
+import { parseProviderTime } from "./datetime.js";
 
-const providerDate = (zone: string) =>
-  z.string().transform((value, ctx) => {
-    const parsed = parseProviderDateTime(value, zone);
-    if (!parsed) {
-      ctx.addIssue({ code: "custom", message: "expected a YYYY-MM-DD HH:MM:SS time" });
-      return z.NEVER;
-    }
-    return parsed;
-  });
+/** An identifier: a non-empty string, or a number taken as its digits. */
+const id = z.union([z.string().trim().min(1), z.number().transform((value) => String(value))]);
 
-const amount = z.number().refine(Number.isFinite, { error: "expected a finite number" });
+/** Text that may be missing or of another type: null then. */
+const optionalText = z
+  .unknown()
+  .transform((value) =>
+    typeof value === "string" ? value : typeof value === "number" ? String(value) : null,
+  );
+
+const looseItems = z.array(z.unknown()).catch([]);
+
+const record = (value: unknown): Record<string, unknown> | null =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+
+const textOf = (value: unknown): string | null => optionalText.parse(value);
+const idOf = (value: unknown): string | null => {
+  const parsed = id.safeParse(value);
+  return parsed.success ? parsed.data : null;
+};
 
 export const customerFields = {
-  cuid: z.string(),
-  first_name: z.string(),
-  last_name: z.string(),
-  status: z.string(),
+  cuid: id,
+  first_name: optionalText,
+  last_name: optionalText,
+  status: optionalText,
 };
 
 export const toCustomer = (c: z.infer<z.ZodObject<typeof customerFields>>): Customer => ({
   cuid: c.cuid,
-  firstName: c.first_name,
-  lastName: c.last_name,
-  status: c.status,
+  firstName: c.first_name ?? "",
+  lastName: c.last_name ?? "",
+  status: c.status ?? "unknown",
 });
 
-export const customerSchema = z.object(customerFields).transform(toCustomer);
+export const customerSchema = z.looseObject(customerFields).transform(toCustomer);
 
-const tvConnection = z.object({ stb: z.string(), status: z.string() });
-const namedConnection = z.object({ username: z.string(), status: z.string() });
-/** IPTV items are not described by the spec: take whichever identifier they carry. */
-const iptvConnection = z.looseObject({}).transform((item) => {
-  const id = [item.username, item.stb, item.reqId, item.id].find((v) => typeof v === "string");
-  const status = typeof item.status === "string" ? item.status : "unknown";
-  return id === undefined ? null : { id: id as string, status };
-});
+/** tv items carry `stb`, internet items `username`; IPTV items are not described by the spec. */
+const ID_FIELDS: Record<ServiceKind, string[]> = {
+  tv: ["stb", "reqId", "id"],
+  internet: ["username", "reqId", "id"],
+  iptv: ["username", "stb", "reqId", "id"],
+};
+
+function toConnection(service: ServiceKind, item: unknown): Connection | null {
+  const fields = record(item);
+  if (!fields) return null;
+  const connectionId = ID_FIELDS[service].map((field) => idOf(fields[field])).find(Boolean);
+  if (!connectionId) return null;
+  return { service, id: connectionId, status: textOf(fields.status) ?? "unknown" };
+}
 
 export const connectionListsSchema = z
-  .object({
-    tv: z.array(tvConnection).default([]),
-    internet: z.array(namedConnection).default([]),
-    iptv: z.array(iptvConnection).default([]),
-  })
-  .transform((lists): Connection[] => [
-    ...lists.tv.map((c) => ({ service: "tv" as const, id: c.stb, status: c.status })),
-    ...lists.internet.map((c) => ({
-      service: "internet" as const,
-      id: c.username,
-      status: c.status,
-    })),
-    ...lists.iptv.flatMap((c) => (c ? [{ service: "iptv" as const, ...c }] : [])),
-  ]);
+  .looseObject({ tv: looseItems, internet: looseItems, iptv: looseItems })
+  .transform((lists): Connection[] =>
+    (["tv", "internet", "iptv"] as const).flatMap((service) =>
+      lists[service].flatMap((item) => toConnection(service, item) ?? []),
+    ),
+  );
 
-const subscriptionSchema = (zone: string) =>
-  z
-    .object({
-      code: z.string(),
-      name: z.string(),
-      startdate: providerDate(zone),
-      enddate: providerDate(zone),
-    })
-    .transform(
-      (s): Subscription => ({ code: s.code, name: s.name, start: s.startdate, end: s.enddate }),
-    );
+function toSubscription(item: unknown, zone: string): Subscription | null {
+  const fields = record(item);
+  const code = idOf(fields?.code) ?? "";
+  const name = textOf(fields?.name) ?? code;
+  if (!fields || name === "") return null;
+  return { code, name, end: parseProviderTime(fields.enddate, zone) };
+}
 
-function toBouquet(code: string, name: string, price: number): Bouquet {
+/** The bouquet a listing item describes, or null when it cannot be sold (logged by the caller). */
+function toBouquet(item: unknown, priceField: "price" | "amt"): Bouquet | null {
+  const fields = record(item);
+  const code = idOf(fields?.code);
+  const name = textOf(fields?.name);
+  const price = parseAmount(fields?.[priceField]);
+  if (!code || !name || price === null || !isChargeable(price)) return null;
   return { code, name, price, ...parseBouquetName(name) };
 }
 
-const serviceBlockSchema = (zone: string, bouquet: z.ZodType<Bouquet>) =>
-  z.object({
-    connection: z.looseObject({ status: z.string() }),
-    subscriptions: z.array(subscriptionSchema(zone)).default([]),
-    bouquets: z.array(bouquet),
-  });
-
 export interface ParsedPackage {
   checkoutId: string;
-  customer: Customer;
+  customer: Customer | null;
   connection: Connection;
   subscriptions: Subscription[];
   bouquets: Bouquet[];
+  /** Items of the bouquet list that cannot be sold: no code, name or positive price. */
+  unsellable: number;
 }
 
 /**
@@ -103,68 +115,60 @@ export interface ParsedPackage {
 export const packageBodySchema = (
   zone: string,
   service: ServiceKind,
-  bouquet: z.ZodType<Bouquet>,
-): z.ZodType<ParsedPackage> => {
-  const blockSchema = serviceBlockSchema(zone, bouquet);
-  const shape = { checkoutId: z.string().min(1), customer: customerSchema, [service]: blockSchema };
-  return z.object(shape).transform((raw, ctx): ParsedPackage => {
-    const body = raw as { checkoutId: string; customer: Customer } & Record<
-      string,
-      z.infer<typeof blockSchema>
-    >;
-    const block = body[service] as z.infer<typeof blockSchema>;
-    const idField = service === "tv" ? "stb" : "username";
-    const id = block.connection[idField];
-    if (typeof id !== "string") {
-      ctx.addIssue({
-        code: "custom",
-        path: [service, "connection", idField],
-        message: "expected string",
-      });
-      return z.NEVER;
-    }
-    return {
-      checkoutId: body.checkoutId,
-      customer: body.customer,
-      connection: { service, id, status: block.connection.status },
-      subscriptions: block.subscriptions,
-      bouquets: block.bouquets,
-    };
-  });
-};
-
-export const bouquetSchema = (priceField: "price" | "amt"): z.ZodType<Bouquet> =>
-  z.object({ code: z.string(), name: z.string(), [priceField]: amount }).transform((b) => {
-    const raw = b as { code: string; name: string } & Record<string, number>;
-    return toBouquet(raw.code, raw.name, raw[priceField] as number);
-  });
+  connectionId: string,
+  priceField: "price" | "amt",
+): z.ZodType<ParsedPackage> =>
+  z
+    .looseObject({
+      checkoutId: id,
+      customer: customerSchema.optional().catch(undefined),
+      [service]: z.looseObject({
+        connection: z.unknown(),
+        subscriptions: looseItems,
+        bouquets: z.array(z.unknown()),
+      }),
+    })
+    .transform((raw): ParsedPackage => {
+      const body = raw as unknown as {
+        checkoutId: string;
+        customer?: Customer;
+      } & Record<
+        ServiceKind,
+        { connection: unknown; subscriptions: unknown[]; bouquets: unknown[] }
+      >;
+      const block = body[service];
+      const listed = block.bouquets.map((item) => toBouquet(item, priceField));
+      const bouquets = listed.filter((bouquet): bouquet is Bouquet => bouquet !== null);
+      return {
+        checkoutId: body.checkoutId,
+        customer: body.customer ?? null,
+        connection: toConnection(service, block.connection) ?? {
+          service,
+          id: connectionId,
+          status: "unknown",
+        },
+        subscriptions: block.subscriptions.flatMap((item) => toSubscription(item, zone) ?? []),
+        bouquets,
+        unsellable: listed.length - bouquets.length,
+      };
+    });
 
 export const transactionBodySchema = (zone: string) =>
   z
-    .object({
-      result: z.object({
-        orderId: z.string(),
-        txnId: z.string(),
-        cuid: z.string(),
-        reqId: z.string(),
-        bouquetId: z.string(),
-        amt: amount,
-        txnDate: providerDate(zone),
-        status: z.string(),
-        service: z.string(),
-      }),
+    .looseObject({
+      result: z.looseObject({ txnId: id }),
     })
     .transform(
       ({ result: r }): Transaction => ({
-        orderId: r.orderId,
         txnId: r.txnId,
-        cuid: r.cuid,
-        connectionId: r.reqId,
-        bouquetCode: r.bouquetId,
-        amount: r.amt,
-        date: r.txnDate,
-        status: r.status,
-        service: r.service,
+        orderId: idOf(r.orderId),
+        cuid: idOf(r.cuid),
+        connectionId: idOf(r.reqId),
+        bouquetCode: idOf(r.bouquetId),
+        amount: parseAmount(r.amt),
+        date: parseProviderTime(r.txnDate, zone),
+        status: textOf(r.status),
+        service: textOf(r.service),
       }),
     );
 

@@ -15,6 +15,8 @@ export interface BroadcastRunner {
 /**
  * Broadcasts run as BullMQ jobs on the bot's Redis, outside the update handlers. A job whose
  * process died is picked up again after `lockMs` (BullMQ's stalled-job check) and resumes.
+ * While Redis is away BullMQ keeps retrying; its errors are logged quietly (the bot's own
+ * connection says once that Redis is gone).
  */
 export class BroadcastQueue implements BroadcastRunner {
   private readonly connection: Redis;
@@ -30,8 +32,13 @@ export class BroadcastQueue implements BroadcastRunner {
   ) {
     // BullMQ needs a connection that never gives up on a command.
     this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    this.connection.on("error", this.quiet);
     this.queue = new Queue(QUEUE, { connection: this.connection, prefix });
+    this.queue.on("error", this.quiet);
   }
+
+  private readonly quiet = (error: Error) =>
+    this.log.debug({ reason: error.message }, "broadcast queue cannot reach Redis");
 
   start(): void {
     this.worker = new Worker(QUEUE, (job) => this.sender.run(job.data.id as string), {
@@ -42,6 +49,7 @@ export class BroadcastQueue implements BroadcastRunner {
       stalledInterval: this.lockMs,
       maxStalledCount: 1_000,
     });
+    this.worker.on("error", this.quiet);
     this.worker.on("failed", (job, error) =>
       this.log.error({ err: error, broadcastId: job?.data.id }, "broadcast job failed"),
     );

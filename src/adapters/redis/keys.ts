@@ -7,17 +7,23 @@ export function redisKeys(prefix: string) {
     prefix,
     session: (chatId: string) => `${prefix}session:${chatId}`,
     update: (updateId: number) => `${prefix}update:${updateId}`,
-    journalEntry: (checkoutId: string) => `${prefix}journal:entry:${checkoutId}`,
-    journalPending: `${prefix}journal:pending`,
-    journalUntold: `${prefix}journal:untold`,
-    journalRecent: `${prefix}journal:recent`,
-    journalReference: (reference: string) => `${prefix}journal:ref:${reference}`,
-    intent: (intentId: string) => `${prefix}intent:${intentId}`,
+    /** Purchases: the records, their indices and leases. */
+    purchase: (id: string) => `${prefix}purchase:${id}`,
+    purchaseLease: (id: string) => `${prefix}purchase:${id}:lease`,
+    purchaseByCheckout: (checkoutId: string) => `${prefix}purchase-checkout:${checkoutId}`,
+    purchaseByReference: (reference: string) => `${prefix}purchase-ref:${reference}`,
+    purchasesOpen: `${prefix}purchases:open`,
+    purchasesUntold: `${prefix}purchases:untold`,
+    purchasesRecent: `${prefix}purchases:recent`,
     purchaseInFlight: (buyer: number) => `${prefix}inflight:${buyer}`,
-    checkoutLock: (checkoutId: string) => `${prefix}lock:checkout:${checkoutId}`,
+    /** Provider alerts sent (one instance sends each), and the outage they are about. */
+    alert: (kind: string) => `${prefix}alert:${kind}`,
+    alertOutage: `${prefix}alert:outage`,
     /** Support: the audit stream of lookups, and short ids for the Refresh buttons. */
     auditLookups: `${prefix}audit:lookups`,
     lookupRef: (id: string) => `${prefix}lookup:${id}`,
+    /** When a chat last sent /cancel (a provider call pending then drops its result). */
+    cancelled: (chatId: number) => `${prefix}cancelled:${chatId}`,
     /** A journey offered again by a purchase running in the background, until tapped. */
     draft: (chatId: number, journeyId: string) => `${prefix}draft:${chatId}:${journeyId}`,
     /** Admin broadcasts: who talked to the bot, and each broadcast's recipients and progress. */

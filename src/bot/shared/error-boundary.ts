@@ -4,6 +4,14 @@ import type { Log } from "../../domain/ports.js";
 import type { BotContext } from "../context.js";
 import { localeFromTelegram, localeOf } from "./i18n.js";
 
+export interface ErrorBoundaryOptions {
+  i18n: I18n<BotContext>;
+  log: Log;
+  isSupportGroup(chatId: number): boolean;
+  /** True when the failure is the store being unreachable (said once elsewhere). */
+  isStoreFailure(error: unknown): boolean;
+}
+
 /** The chat's language, even when the failure was reading the session. */
 function safeLocale(ctx: BotContext): string {
   try {
@@ -15,27 +23,25 @@ function safeLocale(ctx: BotContext): string {
 
 /**
  * The one error boundary: whatever failed in an update is logged (without personal data) and
- * answered with a short apology instead of silence. Groups other than the support groups
- * never hear from the bot.
+ * answered with a short apology instead of silence; while the store is down, with "nothing
+ * was charged, try again" and a log line without a stack per update. Groups other than the
+ * support groups never hear from the bot.
  */
-export function errorBoundary(
-  i18n: I18n<BotContext>,
-  log: Log,
-  isSupportGroup: (chatId: number) => boolean,
-) {
+export function errorBoundary(options: ErrorBoundaryOptions) {
   return async ({ error, ctx }: BotError<BotContext>): Promise<void> => {
-    log.error(
-      { err: error, updateId: ctx.update.update_id, chatId: ctx.chat?.id, userId: ctx.from?.id },
-      "update failed",
-    );
-    const t = (key: string) => i18n.t(safeLocale(ctx), key);
+    const where = { updateId: ctx.update.update_id, chatId: ctx.chat?.id, userId: ctx.from?.id };
+    const storeDown = options.isStoreFailure(error);
+    if (storeDown) options.log.debug(where, "update not handled: the store is unreachable");
+    else options.log.error({ ...where, err: error }, "update failed");
+    const t = (key: string) => options.i18n.t(safeLocale(ctx), key);
+    const apology = storeDown ? "store-unavailable" : "error-generic";
     try {
       if (ctx.callbackQuery) {
-        await ctx.answerCallbackQuery(t("error-generic"));
+        await ctx.answerCallbackQuery({ text: t(apology), show_alert: storeDown });
       } else if (ctx.chat?.type === "private") {
-        await ctx.reply(t("error-generic"));
-      } else if (ctx.chat && ctx.msg && isSupportGroup(ctx.chat.id)) {
-        await ctx.reply(t("support-error"), {
+        await ctx.reply(t(apology));
+      } else if (ctx.chat && ctx.msg && options.isSupportGroup(ctx.chat.id)) {
+        await ctx.reply(t(storeDown ? "store-unavailable" : "support-error"), {
           reply_parameters: { message_id: ctx.msg.message_id, allow_sending_without_reply: true },
         });
       }

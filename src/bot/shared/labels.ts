@@ -1,7 +1,9 @@
 // Words and labels that several features show the same way. Pure functions; the results are
-// plain text (escape them for HTML).
-import type { Connection } from "../../domain/model.js";
-import { truncate } from "./html.js";
+// plain text (escape them for HTML), except subscriptionLine's, which is HTML.
+import { parseBouquetName } from "../../domain/bouquet-name.js";
+import type { Connection, Subscription } from "../../domain/model.js";
+import { escapeHtml, truncate } from "./html.js";
+import type { ValueFormatter } from "./values.js";
 
 export type Translate = (key: string, variables?: Record<string, string | number>) => string;
 
@@ -20,7 +22,23 @@ export function connectionLabel(connection: Connection, t: Translate): string {
 }
 
 /** "expires in 3 days", "ends today", "expired 2 days ago". */
-export function relativeDays(days: number, t: Translate): string {
+function relativeDays(days: number, t: Translate): string {
   if (days === 0) return t("ends-today");
   return days > 0 ? t("expires-in", { days }) : t("expired-ago", { days: -days });
+}
+
+/** The subscription shown in a list: its end date and how far off, as far as they are known. */
+export function subscriptionLine(
+  subscription: Subscription,
+  t: Translate,
+  fmt: ValueFormatter,
+  now: number,
+  nameLength: number,
+): string {
+  const name = escapeHtml(truncate(parseBouquetName(subscription.name).displayName, nameLength));
+  if (!subscription.end) return t("subscription-line-name", { name });
+  const end = fmt.day(subscription.end);
+  const days = fmt.daysUntil(subscription.end, now);
+  if (days === null) return t("subscription-line-date", { name, end });
+  return t("subscription-line", { name, end, relative: relativeDays(days, t) });
 }

@@ -1,49 +1,65 @@
 import { DateTime } from "luxon";
+import type { ProviderTime } from "../../domain/model.js";
+import { type Amount, decimalsOf } from "../../domain/money.js";
+import { escapeHtml } from "./html.js";
 
-/** Formats amounts, dates and day counts for one user's locale and the provider's zone. */
+/**
+ * Formats amounts, dates and day counts for one user's locale and the provider's zone. The
+ * results are HTML-safe: a time the provider sent in a form nobody could read is shown as
+ * sent, escaped.
+ */
 export class ValueFormatter {
-  private readonly money: Intl.NumberFormat;
+  private readonly money = new Map<number, Intl.NumberFormat>();
   private readonly date: Intl.DateTimeFormat;
   private readonly dateTime: Intl.DateTimeFormat;
+  private readonly intlLocale: string;
 
   constructor(
     readonly locale: string,
     private readonly timeZone: string,
-    currency: string | undefined,
+    private readonly currency: string | undefined,
   ) {
-    const intlLocale = locale === "ne" ? "ne-NP" : "en-GB";
-    this.money = new Intl.NumberFormat(
-      intlLocale,
-      currency
-        ? { style: "currency", currency, maximumFractionDigits: 2, minimumFractionDigits: 0 }
-        : { maximumFractionDigits: 2 },
-    );
-    this.date = new Intl.DateTimeFormat(intlLocale, { dateStyle: "medium", timeZone });
-    this.dateTime = new Intl.DateTimeFormat(intlLocale, {
+    this.intlLocale = locale === "ne" ? "ne-NP" : "en-GB";
+    this.date = new Intl.DateTimeFormat(this.intlLocale, { dateStyle: "medium", timeZone });
+    this.dateTime = new Intl.DateTimeFormat(this.intlLocale, {
       dateStyle: "medium",
       timeStyle: "short",
       timeZone,
     });
   }
 
-  amount(value: number): string {
-    return this.money.format(value);
+  /** Exactly what is charged: two decimals at least, every decimal it has, never rounded. */
+  amount(value: Amount): string {
+    const decimals = Math.max(2, decimalsOf(value));
+    let format = this.money.get(decimals);
+    if (!format) {
+      const digits = { minimumFractionDigits: decimals, maximumFractionDigits: decimals };
+      format = new Intl.NumberFormat(
+        this.intlLocale,
+        this.currency ? { style: "currency", currency: this.currency, ...digits } : digits,
+      );
+      this.money.set(decimals, format);
+    }
+    return format.format(Number(value));
   }
 
-  day(at: Date | number): string {
-    return this.date.format(at);
+  /** The day of a time ("24 Nov 2026"), or the provider's text when it could not be read. */
+  day(at: ProviderTime): string {
+    return at.at === null ? escapeHtml(at.text) : this.date.format(at.at);
   }
 
-  moment(at: Date | number): string {
-    return this.dateTime.format(at);
+  /** Day and time, or only the day when the provider sent only a day. */
+  moment(at: ProviderTime | number): string {
+    if (typeof at === "number") return this.dateTime.format(at);
+    if (at.at === null) return escapeHtml(at.text);
+    return at.dateOnly ? this.date.format(at.at) : this.dateTime.format(at.at);
   }
 
-  /** Whole calendar days from today to `at` in the provider's zone; negative when past. */
-  daysUntil(at: Date | number, now: Date | number = Date.now()): number {
-    const day = (value: Date | number) =>
-      DateTime.fromMillis(typeof value === "number" ? value : value.getTime(), {
-        zone: this.timeZone,
-      }).startOf("day");
-    return Math.round(day(at).diff(day(now), "days").days);
+  /** Whole calendar days from today to `at` in the provider's zone; null when unreadable. */
+  daysUntil(at: ProviderTime, now: number = Date.now()): number | null {
+    if (at.at === null) return null;
+    const day = (value: number) =>
+      DateTime.fromMillis(value, { zone: this.timeZone }).startOf("day");
+    return Math.round(day(at.at).diff(day(now), "days").days);
   }
 }

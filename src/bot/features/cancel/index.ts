@@ -1,20 +1,30 @@
+// /cancel: leaves any flow from any step and takes its keyboards away. It is handled at once,
+// even while the chat's previous update still waits for the provider (see bot.ts); that
+// update then drops its late result.
 import { Composer } from "grammy";
 import type { BotContext } from "../../context.js";
+import type { BotDeps } from "../../deps.js";
 
-export const cancel = new Composer<BotContext>();
-
-/** Leaves any flow from any step and takes its keyboards away. */
-cancel.chatType("private").command("cancel", async (ctx) => {
-  const journey = ctx.session.journey;
-  const active = Object.keys(ctx.conversation.active()).length > 0 || journey !== undefined;
-  await ctx.conversation.exitAll();
-  ctx.session.journey = undefined;
-  if (journey?.menuMessageId) {
-    await ctx.api
-      .editMessageReplyMarkup(ctx.chat.id, journey.menuMessageId, { reply_markup: undefined })
-      .catch(() => undefined);
-  }
-  await ctx.reply(ctx.t(active ? "cancelled" : "nothing-to-cancel"), {
-    reply_markup: { remove_keyboard: true },
+export function createCancel(deps: BotDeps): Composer<BotContext> {
+  const cancel = new Composer<BotContext>();
+  cancel.chatType("private").command("cancel", async (ctx) => {
+    await deps.cancels.mark(ctx.chat.id, deps.now());
+    const journey = ctx.session.journey;
+    const active = Object.keys(ctx.conversation.active()).length > 0 || journey !== undefined;
+    await ctx.conversation.exitAll();
+    ctx.session.journey = undefined;
+    if (journey?.menuMessageId) {
+      await ctx.api
+        .editMessageReplyMarkup(ctx.chat.id, journey.menuMessageId, { reply_markup: undefined })
+        .catch(() => undefined);
+    }
+    await ctx.reply(ctx.t(active ? "cancelled" : "nothing-to-cancel"), {
+      reply_markup: { remove_keyboard: true },
+    });
   });
-});
+  return cancel;
+}
+
+/** /cancel skips the chat's queue: it must not wait behind a slow provider call. */
+export const isCancelCommand = (ctx: BotContext) =>
+  ctx.chat?.type === "private" && /^\/cancel(@\w+)?(\s|$)/.test(ctx.message?.text ?? "");

@@ -21,12 +21,18 @@ export function createRecent(deps: BotDeps): Composer<BotContext> {
       code = raw;
     }
     await audited(deps, ctx, "recent", code ?? "");
-    const found = await recentTopups(deps.journal, deps.provider, code, RECENT_SHOWN, deps.logger);
+    const found = await recentTopups(
+      deps.purchases,
+      deps.provider,
+      code,
+      RECENT_SHOWN,
+      deps.logger,
+    );
     if (found.kind === "not-found") {
       return answer(ctx, t("support-customer-not-found", { code: escapeHtml(code ?? "") }));
     }
     if (found.kind === "failed") return answer(ctx, t("support-unavailable"));
-    return answer(ctx, recentText(found.entries, code, t, formatterOf(deps, ctx)));
+    return answer(ctx, recentText(found.purchases, code, t, formatterOf(deps, ctx)));
   });
 
   return recent;

@@ -1,12 +1,12 @@
 // /txn <checkoutId | reference>: "did my payment go through?" — the provider's transaction,
-// with the journal's state when the top-up was made through the bot.
+// with the purchase's state when the top-up was made through the bot.
 import { Composer } from "grammy";
 import { lookUpTransaction } from "../../../domain/support.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { escapeHtml } from "../../shared/html.js";
 import { answer, audited, formatterOf, translator } from "./audit.js";
-import { journalOnlyText, transactionText } from "./views.js";
+import { purchaseOnlyText, transactionText } from "./views.js";
 
 /** Checkout ids and our references: letters, digits and a few separators. */
 const TRANSACTION_QUERY = /^[\w.:-]{1,128}$/;
@@ -19,13 +19,13 @@ export function createTxn(deps: BotDeps): Composer<BotContext> {
     const query = ctx.match.trim();
     if (!TRANSACTION_QUERY.test(query)) return answer(ctx, t("support-txn-usage"));
     await audited(deps, ctx, "txn", query);
-    const found = await lookUpTransaction(deps.journal, deps.provider, query, deps.logger);
+    const found = await lookUpTransaction(deps.purchases, deps.provider, query, deps.logger);
     const fmt = formatterOf(deps, ctx);
     switch (found.kind) {
       case "found":
-        return answer(ctx, transactionText(found.transaction, found.entry, t, fmt));
-      case "journal-only":
-        return answer(ctx, journalOnlyText(found.entry, found.provider, t, fmt));
+        return answer(ctx, transactionText(found.transaction, found.purchase, t, fmt));
+      case "purchase-only":
+        return answer(ctx, purchaseOnlyText(found.purchase, found.provider, t, fmt));
       case "not-found":
         return answer(ctx, t("support-txn-not-found", { query: escapeHtml(query) }));
       case "failed":

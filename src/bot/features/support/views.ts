@@ -1,12 +1,17 @@
 // What support staff read: customer cards, transactions and the latest top-ups, as HTML
-// texts (every provider and journal string escaped). Pure functions.
+// texts (every provider and purchase string escaped). Pure functions.
 import { InlineKeyboard } from "grammy";
 import { parseBouquetName } from "../../../domain/bouquet-name.js";
-import type { JournalEntry, JournalState } from "../../../domain/journal.js";
-import type { Connection, Subscription, Transaction } from "../../../domain/model.js";
+import type { Connection, Transaction } from "../../../domain/model.js";
+import { isOpen, type Purchase } from "../../../domain/purchase.js";
 import type { ConnectionDetails, CustomerDetails } from "../../../domain/support.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
-import { connectionLabel, relativeDays, statusLabel, type Translate } from "../../shared/labels.js";
+import {
+  connectionLabel,
+  statusLabel,
+  subscriptionLine,
+  type Translate,
+} from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { refreshButtons } from "./callback-data.js";
 
@@ -29,19 +34,6 @@ function connectionTitle(connection: Connection, t: Translate): string {
   return `<b>${escapeHtml(connectionLabel(shown, t))}</b>`;
 }
 
-function subscriptionLine(
-  subscription: Subscription,
-  t: Translate,
-  fmt: ValueFormatter,
-  now: number,
-): string {
-  return t("subscription-line", {
-    name: text(parseBouquetName(subscription.name).displayName, BOUQUET_LENGTH),
-    end: fmt.day(subscription.end),
-    relative: relativeDays(fmt.daysUntil(subscription.end, now), t),
-  });
-}
-
 function connectionBlock(
   { connection, subscriptions }: ConnectionDetails,
   t: Translate,
@@ -55,10 +47,10 @@ function connectionBlock(
     lines.push(t("subscriptions-none"));
   } else {
     for (const subscription of subscriptions.slice(0, SUBSCRIPTIONS_SHOWN)) {
-      lines.push(subscriptionLine(subscription, t, fmt, now));
+      lines.push(subscriptionLine(subscription, t, fmt, now, BOUQUET_LENGTH));
     }
     const hidden = subscriptions.length - SUBSCRIPTIONS_SHOWN;
-    if (hidden > 0) lines.push(t("support-more", { count: hidden }));
+    if (hidden > 0) lines.push(t("list-more", { count: hidden }));
   }
   return lines.join("\n");
 }
@@ -87,13 +79,13 @@ export function customerCardText(
   if (blocks.length === 0) return [head, "", t("support-no-connections"), "", foot].join("\n");
 
   // Room for the longest possible "…and N more" line is kept until the last block.
-  const moreRoom = t("support-more", { count: blocks.length }).length + 2;
+  const moreRoom = t("list-more", { count: blocks.length }).length + 2;
   const parts = [head];
   let used = head.length + foot.length + 2;
   for (const [index, block] of blocks.entries()) {
     const last = index === blocks.length - 1;
     if (used + block.length + 2 + (last ? 0 : moreRoom) > budget) {
-      parts.push(t("support-more", { count: blocks.length - index }));
+      parts.push(t("list-more", { count: blocks.length - index }));
       break;
     }
     parts.push(block);
@@ -107,81 +99,86 @@ export function refreshKeyboard(refId: string, t: Translate): InlineKeyboard {
   return new InlineKeyboard().text(t("support-button-refresh"), refreshButtons.encode(refId));
 }
 
-function stateLabel(state: JournalState, t: Translate): string {
-  return t(`support-state-${state}`);
+/** How a purchase stands, in the words staff know: done, pending, not charged, failed. */
+function stateLabel(purchase: Purchase, t: Translate): string {
+  if (purchase.phase === "charged") return t("support-state-done");
+  if (isOpen(purchase)) return t("support-state-pending");
+  return t(purchase.reason === "declined" ? "support-state-failed" : "support-state-not-charged");
 }
 
-function serviceConnection(service: string, id: string, t: Translate): string {
+function serviceConnection(service: string | null, id: string | null, t: Translate): string {
   const known = service === "tv" || service === "internet" || service === "iptv";
-  return `${known ? t(`service-${service}`) : text(service, 20)} ${text(id, ID_LENGTH)}`;
+  const kind = known ? t(`service-${service}`) : text(service ?? "", 20);
+  return `${kind} ${text(id ?? "", ID_LENGTH)}`.trim();
 }
 
-function journalBlock(entry: JournalEntry, t: Translate, fmt: ValueFormatter): string {
+const bouquetOf = (purchase: Purchase) =>
+  text(parseBouquetName(purchase.bouquet.name).displayName, BOUQUET_LENGTH);
+
+function purchaseBlock(purchase: Purchase, t: Translate, fmt: ValueFormatter): string {
   return t("support-journal-entry", {
-    state: stateLabel(entry.state, t),
-    reference: text(entry.reference, ID_LENGTH),
-    checkoutId: text(entry.checkoutId, ID_LENGTH * 2),
-    cuid: text(entry.cuid, ID_LENGTH),
-    connection: serviceConnection(entry.service, entry.connectionId, t),
-    bouquet: text(entry.bouquetName, BOUQUET_LENGTH),
-    amount: fmt.amount(entry.amount),
-    time: fmt.moment(entry.createdAt),
+    state: stateLabel(purchase, t),
+    reference: text(purchase.reference ?? "", ID_LENGTH),
+    checkoutId: text(purchase.checkout?.id ?? "", ID_LENGTH * 2),
+    cuid: text(purchase.customer.cuid, ID_LENGTH),
+    connection: serviceConnection(purchase.connection.service, purchase.connection.id, t),
+    bouquet: bouquetOf(purchase),
+    amount: fmt.amount(purchase.bouquet.price),
+    time: fmt.moment(purchase.createdAt),
   });
 }
 
-/** A transaction as the provider confirms it, with the journal's view when we made it. */
+/** A transaction as the provider confirms it, with the purchase when it was made here. */
 export function transactionText(
   transaction: Transaction,
-  entry: JournalEntry | null,
+  purchase: Purchase | null,
   t: Translate,
   fmt: ValueFormatter,
 ): string {
-  const bouquet = entry
-    ? `${text(entry.bouquetName, BOUQUET_LENGTH)} · ${text(transaction.bouquetCode, 2 * ID_LENGTH)}`
-    : text(transaction.bouquetCode, 2 * ID_LENGTH);
+  const code = text(transaction.bouquetCode ?? purchase?.bouquet.code ?? "", 2 * ID_LENGTH);
   const lines = [
     t("support-txn-details", {
       txnId: text(transaction.txnId, ID_LENGTH),
-      orderId: text(transaction.orderId, 2 * ID_LENGTH),
-      cuid: text(transaction.cuid, ID_LENGTH),
+      orderId: text(transaction.orderId ?? "", 2 * ID_LENGTH),
+      cuid: text(transaction.cuid ?? "", ID_LENGTH),
       connection: serviceConnection(transaction.service, transaction.connectionId, t),
-      bouquet,
-      amount: fmt.amount(transaction.amount),
-      date: fmt.moment(transaction.date),
-      status: text(transaction.status, 30),
+      bouquet: purchase ? `${bouquetOf(purchase)} · ${code}` : code,
+      amount: transaction.amount === null ? "?" : fmt.amount(transaction.amount),
+      date: transaction.date ? fmt.moment(transaction.date) : "?",
+      status: text(transaction.status ?? "", 30),
     }),
   ];
-  if (entry) {
+  if (purchase) {
     lines.push(
       "",
       t("support-txn-journal", {
-        state: stateLabel(entry.state, t),
-        reference: text(entry.reference, ID_LENGTH),
+        state: stateLabel(purchase, t),
+        reference: text(purchase.reference ?? "", ID_LENGTH),
       }),
     );
   }
   return lines.join("\n");
 }
 
-/** A top-up the journal knows but the provider does not confirm (or could not be asked). */
-export function journalOnlyText(
-  entry: JournalEntry,
+/** A top-up made here that the provider does not confirm (or could not be asked). */
+export function purchaseOnlyText(
+  purchase: Purchase,
   provider: "not-found" | "failed",
   t: Translate,
   fmt: ValueFormatter,
 ): string {
   const note = provider === "not-found" ? "support-txn-not-at-provider" : "support-txn-unconfirmed";
-  return [journalBlock(entry, t, fmt), "", t(note)].join("\n");
+  return [purchaseBlock(purchase, t, fmt), "", t(note)].join("\n");
 }
 
 export function recentText(
-  entries: JournalEntry[],
+  purchases: Purchase[],
   code: string | undefined,
   t: Translate,
   fmt: ValueFormatter,
 ): string {
   const shownCode = code === undefined ? undefined : text(code, ID_LENGTH);
-  if (entries.length === 0) {
+  if (purchases.length === 0) {
     return shownCode === undefined
       ? t("support-recent-none")
       : t("support-recent-none-for", { code: shownCode });
@@ -190,15 +187,15 @@ export function recentText(
     shownCode === undefined
       ? t("support-recent-title")
       : t("support-recent-title-for", { code: shownCode });
-  const lines = entries.slice(0, RECENT_SHOWN).map((entry) =>
+  const lines = purchases.slice(0, RECENT_SHOWN).map((purchase) =>
     t("support-recent-line", {
-      state: stateLabel(entry.state, t),
-      amount: fmt.amount(entry.amount),
-      bouquet: text(entry.bouquetName, 40),
-      connection: serviceConnection(entry.service, entry.connectionId, t),
-      cuid: text(entry.cuid, ID_LENGTH),
-      time: fmt.moment(entry.createdAt),
-      reference: text(entry.reference, ID_LENGTH),
+      state: stateLabel(purchase, t),
+      amount: fmt.amount(purchase.transaction?.amount ?? purchase.bouquet.price),
+      bouquet: bouquetOf(purchase),
+      connection: serviceConnection(purchase.connection.service, purchase.connection.id, t),
+      cuid: text(purchase.customer.cuid, ID_LENGTH),
+      time: fmt.moment(purchase.createdAt),
+      reference: text(purchase.reference ?? "", ID_LENGTH),
     }),
   );
   return [title, ...lines].join("\n");

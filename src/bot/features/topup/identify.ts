@@ -4,28 +4,39 @@
 import { Keyboard } from "grammy";
 import { normalizeCustomerCode } from "../../../domain/customer-code.js";
 import type { Connection, CustomerInfo } from "../../../domain/model.js";
-import { ask } from "../../../domain/provider-answers.js";
+import { ask, type ReadFailure } from "../../../domain/provider-answers.js";
 import type { FlowContext, Locale } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { beginFlow, type FlowConversation, nextInFlow } from "../../shared/flow.js";
 import { escapeHtml } from "../../shared/html.js";
-import { connectionLabel, type Translate } from "../../shared/labels.js";
+import type { Translate } from "../../shared/labels.js";
+import { whileTyping } from "../../shared/typing.js";
 import { topupButtons } from "./callback-data.js";
 import { type Journey, journeyFromOffer } from "./journey.js";
-import { connectionChoice, customerCard, overviewView } from "./views.js";
+import { connectionChoice, connectionLine, customerCard, overviewView } from "./views.js";
 
 export const IDENTIFY = "identify";
 
-type Lookup = { kind: "found"; info: CustomerInfo } | { kind: "not-found" } | { kind: "failed" };
-type Loaded = { kind: "loaded"; journey: Journey } | { kind: "failed" };
+/** What the user reads when the provider could not answer (a refusal means "not found"). */
+const failureKey = (failure: ReadFailure) =>
+  failure === "unauthorized" ? "topups-paused" : "provider-unavailable";
+
+type Failure = { kind: "failed"; failure: ReadFailure };
+type Lookup = { kind: "found"; info: CustomerInfo } | Failure;
+type Loaded = { kind: "loaded"; journey: Journey } | Failure;
 
 const isConnectionButton = (data: string) => topupButtons.decode(data)?.kind === "connection";
+
+/** A connection by the id typed instead of tapped (lists longer than the buttons shown). */
+const typedConnection = (connections: Connection[], text: string | undefined) =>
+  connections.find((c) => c.id.toLowerCase() === text?.trim().toLowerCase());
 
 export function createIdentify(deps: BotDeps) {
   async function lookup(code: string): Promise<Lookup> {
     const found = await ask(() => deps.provider.getCustomer(code), deps.logger, "customer lookup");
-    if (found.ok) return { kind: "found", info: found.value };
-    return { kind: found.failure === "not-found" ? "not-found" : "failed" };
+    return found.ok
+      ? { kind: "found", info: found.value }
+      : { kind: "failed", failure: found.failure };
   }
 
   async function load(cuid: string, connection: Connection, journeyId: string): Promise<Loaded> {
@@ -36,7 +47,20 @@ export function createIdentify(deps: BotDeps) {
     );
     return listed.ok
       ? { kind: "loaded", journey: journeyFromOffer(journeyId, listed.value, deps.now()) }
-      : { kind: "failed" };
+      : { kind: "failed", failure: listed.failure };
+  }
+
+  /**
+   * A provider call as one replayable step: "typing…" while it is slow, and "cancelled" when
+   * /cancel came meanwhile (it is answered at once; the late result is dropped).
+   */
+  function providerStep<T>(conversation: FlowConversation, call: () => Promise<T>) {
+    return conversation.external(async (outside): Promise<T | "cancelled"> => {
+      const chatId = outside.chat?.id ?? 0;
+      const started = deps.now();
+      const result = await whileTyping(outside.api, chatId, call);
+      return (await deps.cancels.since(chatId, started)) ? "cancelled" : result;
+    });
   }
 
   /** Reads a code from a text or the sender's own shared contact; hints at anything else. */
@@ -89,14 +113,17 @@ export function createIdentify(deps: BotDeps) {
         await current.reply(t("code-invalid"));
         continue;
       }
-      const found = await conversation.external(() => lookup(check.code));
-      if (found.kind === "failed") {
-        await current.reply(t("provider-unavailable"), { reply_markup: { remove_keyboard: true } });
-        return;
-      }
-      if (found.kind === "not-found") {
+      const found = await providerStep(conversation, () => lookup(check.code));
+      if (found === "cancelled") return;
+      if (found.kind === "failed" && found.failure === "not-found") {
         await current.reply(t("customer-not-found", { code: escapeHtml(check.code) }));
         continue;
+      }
+      if (found.kind === "failed") {
+        await current.reply(t(failureKey(found.failure)), {
+          reply_markup: { remove_keyboard: true },
+        });
+        return;
       }
       info = found.info;
     }
@@ -116,22 +143,24 @@ export function createIdentify(deps: BotDeps) {
       const prompt = await current.reply(choice.text, { reply_markup: choice.keyboard });
       for (;;) {
         const pick = await next(isConnectionButton);
-        if (!pick.callbackQuery) {
+        const typed = typedConnection(info.connections, pick.message?.text);
+        if (!pick.callbackQuery && !typed) {
           await pick.reply(t("hint-use-buttons"));
           continue;
         }
-        const button = topupButtons.decode(pick.callbackQuery.data ?? "");
-        const chosen = button?.kind === "connection" ? info.connections[button.index] : undefined;
-        if (button?.kind !== "connection" || button.journeyId !== journeyId || !chosen) {
+        const button = topupButtons.decode(pick.callbackQuery?.data ?? "");
+        const tapped =
+          button?.kind === "connection" && button.journeyId === journeyId
+            ? info.connections[button.index]
+            : undefined;
+        const chosen = typed ?? tapped;
+        if (!chosen) {
           await pick.answerCallbackQuery(t("menu-expired"));
           continue;
         }
-        await pick.answerCallbackQuery();
-        await pick.api.editMessageText(
-          prompt.chat.id,
-          prompt.message_id,
-          escapeHtml(connectionLabel(chosen, t)),
-        );
+        if (pick.callbackQuery) await pick.answerCallbackQuery();
+        const line = connectionLine(chosen, t);
+        await pick.api.editMessageText(prompt.chat.id, prompt.message_id, line);
         connection = chosen;
         current = pick;
         break;
@@ -139,9 +168,10 @@ export function createIdentify(deps: BotDeps) {
     }
 
     const cuid = info.customer.cuid;
-    const loaded = await conversation.external(() => load(cuid, connection, journeyId));
+    const loaded = await providerStep(conversation, () => load(cuid, connection, journeyId));
+    if (loaded === "cancelled") return;
     if (loaded.kind === "failed") {
-      await current.reply(t("provider-unavailable"));
+      await current.reply(t(failureKey(loaded.failure)));
       return;
     }
     const fmt = deps.formatter(locale);

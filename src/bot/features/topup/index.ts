@@ -54,10 +54,10 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Composer<
         await ctx.reply(ctx.t("done-bye"));
         return;
       case "retry": {
-        const previous = await deps.journal.byReference(button.reference);
+        const previous = await deps.purchases.byReference(button.reference);
         if (previous?.buyer !== ctx.from.id) break;
         await dropButtons(ctx);
-        return startTopup(ctx, previous.connectionId);
+        return startTopup(ctx, previous.connection.id);
       }
     }
     // A connection choice outside its conversation, forged or old data.

@@ -7,6 +7,7 @@ import type {
   Connection,
   Customer,
   PackageOffer,
+  Subscription,
 } from "../../../domain/model.js";
 import type { MenuAction } from "./callback-data.js";
 
@@ -21,7 +22,7 @@ export interface Journey {
   customer: Customer;
   connection: Connection;
   checkout: { id: string; issuedAt: number };
-  subscriptions: { code: string; name: string; end: number }[];
+  subscriptions: Subscription[];
   bouquets: Bouquet[];
   menuMessageId?: number;
   /** The screen shown last (overview or a list page), where Back on the confirm screen leads. */
@@ -38,11 +39,7 @@ export function journeyFromOffer(id: string, offer: PackageOffer, now: number): 
     customer: offer.customer,
     connection: offer.connection,
     checkout: { id: offer.checkout.id, issuedAt: offer.checkout.issuedAt.getTime() },
-    subscriptions: offer.subscriptions.map((s) => ({
-      code: s.code,
-      name: s.name,
-      end: s.end.getTime(),
-    })),
+    subscriptions: offer.subscriptions,
     bouquets: offer.bouquets,
   };
 }
@@ -54,7 +51,8 @@ export const checkoutOf = (journey: Journey): Checkout => ({
 
 /** Indices of the bouquets that renew a current subscription, soonest ending first. */
 export function renewals(journey: Journey): number[] {
-  const byEnd = [...journey.subscriptions].sort((a, b) => a.end - b.end);
+  const endOf = (subscription: Subscription) => subscription.end?.at ?? Number.POSITIVE_INFINITY;
+  const byEnd = [...journey.subscriptions].sort((a, b) => endOf(a) - endOf(b));
   const seen = new Set<number>();
   for (const subscription of byEnd) {
     const index = journey.bouquets.findIndex((b) => b.code === subscription.code);

@@ -1,14 +1,24 @@
-// How a top-up's outcome reads in Telegram: the receipt, "nothing was charged", or why it
-// failed. The domain's OutcomeTeller decides when it is told; this only says it.
+// How a purchase's outcome reads in Telegram: the receipt, a decline, "nothing was charged",
+// "still checking". The domain's OutcomeTeller decides when it is told; this only says it.
 import type { I18n } from "@grammyjs/i18n";
 import { type Api, InlineKeyboard } from "grammy";
-import type { JournalEntry } from "../../../domain/journal.js";
+import { parseBouquetName } from "../../../domain/bouquet-name.js";
 import type { OutcomeChannel } from "../../../domain/outcomes.js";
+import type { NotChargedReason, Purchase } from "../../../domain/purchase.js";
 import type { BotContext } from "../../context.js";
-import { escapeHtml } from "../../shared/html.js";
+import { escapeHtml, truncate } from "../../shared/html.js";
 import type { Translate } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { topupButtons } from "./callback-data.js";
+
+const NOT_CHARGED_KEYS: Record<NotChargedReason, string> = {
+  declined: "purchase-rejected",
+  verified: "not-charged",
+  unavailable: "provider-unavailable",
+  paused: "topups-paused",
+  interrupted: "purchase-interrupted",
+  "offer-changed": "not-charged",
+};
 
 export class TelegramOutcomes implements OutcomeChannel {
   constructor(
@@ -18,8 +28,8 @@ export class TelegramOutcomes implements OutcomeChannel {
   ) {}
 
   /** A message in the buyer's language outside any update (progress, apologies). */
-  async say(buyer: number, locale: string, key: string, variables?: Record<string, string>) {
-    await this.api.sendMessage(buyer, this.i18n.t(locale, key, variables));
+  async say(buyer: number, locale: string, key: string): Promise<void> {
+    await this.api.sendMessage(buyer, this.i18n.t(locale, key));
   }
 
   /** A menu offered outside any update (a purchase that must be confirmed again). */
@@ -27,38 +37,49 @@ export class TelegramOutcomes implements OutcomeChannel {
     await this.api.sendMessage(buyer, text, { reply_markup: keyboard });
   }
 
-  async tell(entry: JournalEntry): Promise<void> {
-    const t: Translate = (key, variables) => this.i18n.t(entry.language, key, variables);
-    const { text, keyboard } = this.render(entry, t);
-    await this.api.sendMessage(entry.buyer, text, { reply_markup: keyboard });
+  async tell(purchase: Purchase): Promise<void> {
+    const t: Translate = (key, variables) => this.i18n.t(purchase.language, key, variables);
+    const { text, keyboard } = this.render(purchase, t);
+    await this.api.sendMessage(purchase.buyer, text, { reply_markup: keyboard });
   }
 
-  private render(entry: JournalEntry, t: Translate): { text: string; keyboard?: InlineKeyboard } {
-    if (entry.state === "done" && entry.transaction) {
-      const fmt = this.formatter(entry.language);
-      const text = t("receipt", {
-        txnId: escapeHtml(entry.transaction.txnId),
-        bouquet: escapeHtml(entry.bouquetName),
-        period: t(`period-${entry.period ?? "other"}`),
-        amount: fmt.amount(entry.transaction.amount),
-        date: fmt.moment(entry.transaction.date),
-        connection: escapeHtml(`${t(`service-${entry.service}`)} ${entry.connectionId}`),
-      });
-      const keyboard = new InlineKeyboard()
-        .text(t("button-another"), topupButtons.encode({ kind: "another" }))
-        .text(t("button-done"), topupButtons.encode({ kind: "done" }));
-      return { text, keyboard };
+  private render(purchase: Purchase, t: Translate): { text: string; keyboard?: InlineKeyboard } {
+    if (purchase.phase === "charged" && purchase.transaction) {
+      return { text: this.receipt(purchase, purchase.transaction, t), keyboard: afterReceipt(t) };
     }
-    if (entry.state === "not-charged") {
-      const retry = topupButtons.encode({ kind: "retry", reference: entry.reference });
-      return {
-        text: t("not-charged"),
-        keyboard: new InlineKeyboard().text(t("button-retry"), retry),
-      };
-    }
-    if (entry.failure?.kind === "rejected") {
-      return { text: t("purchase-rejected", { code: escapeHtml(entry.failure.code ?? "") }) };
-    }
-    return { text: t("provider-unavailable") };
+    if (purchase.phase === "unknown") return { text: t("still-checking") };
+    const reason = purchase.reason ?? "verified";
+    const text = t(NOT_CHARGED_KEYS[reason], {
+      code: escapeHtml(truncate(purchase.refusal?.code ?? "", 64)),
+    });
+    if (reason !== "verified" || !purchase.reference) return { text };
+    const retry = topupButtons.encode({ kind: "retry", reference: purchase.reference });
+    return { text, keyboard: new InlineKeyboard().text(t("button-retry"), retry) };
+  }
+
+  private receipt(
+    purchase: Purchase,
+    transaction: NonNullable<Purchase["transaction"]>,
+    t: Translate,
+  ): string {
+    const fmt = this.formatter(purchase.language);
+    const { displayName, period, addOn } = parseBouquetName(purchase.bouquet.name);
+    const lines = [
+      t("receipt", {
+        txnId: escapeHtml(truncate(transaction.txnId, 64)),
+        bouquet: escapeHtml(truncate(displayName, 120)),
+        period: t(`period-${addOn ? "addon" : (period ?? "other")}`),
+        amount: fmt.amount(transaction.amount),
+      }),
+    ];
+    if (transaction.date) lines.push(t("receipt-date", { date: fmt.moment(transaction.date) }));
+    const connection = `${t(`service-${purchase.connection.service}`)} ${purchase.connection.id}`;
+    lines.push(t("receipt-connection", { connection: escapeHtml(truncate(connection, 80)) }));
+    return lines.join("\n");
   }
 }
+
+const afterReceipt = (t: Translate) =>
+  new InlineKeyboard()
+    .text(t("button-another"), topupButtons.encode({ kind: "another" }))
+    .text(t("button-done"), topupButtons.encode({ kind: "done" }));

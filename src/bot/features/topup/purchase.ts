@@ -1,6 +1,7 @@
 // The Telegram side of paying: the Confirm button starts TopupService.purchase in the
 // background (so a slow provider never holds the chat), and its outcome is told to the buyer.
 import type { PackageOffer } from "../../../domain/model.js";
+import { sameAmount } from "../../../domain/money.js";
 import type { PurchaseIntent, PurchaseOutcome } from "../../../domain/topup.js";
 import type { BotDeps } from "../../deps.js";
 import { newFlowId } from "../../shared/flow.js";
@@ -33,37 +34,35 @@ export class PurchaseRunner {
     const outcome = await this.deps.topups.purchase(intent, {
       onChecking: () => this.quietly(this.say(intent, "checking-payment")),
     });
-    const label = outcome.kind === "settled" ? outcome.entry.state : outcome.kind;
-    this.deps.metrics.purchases.inc({ outcome: label });
-    this.deps.logger.info(
-      { outcome: label, checkoutId: "entry" in outcome ? outcome.entry.checkoutId : undefined },
-      "purchase finished",
-    );
-    await this.tell(intent, outcome);
+    const settled = "purchase" in outcome ? outcome.purchase : undefined;
+    const labels = {
+      outcome: outcome.kind === "settled" ? (settled?.phase ?? "") : outcome.kind,
+      reason: settled?.reason ?? "",
+    };
+    this.deps.metrics.purchases.inc(labels);
+    this.deps.logger.info({ ...labels, purchaseId: settled?.id }, "purchase finished");
+    await this.followUp(intent, outcome);
   }
 
-  private async tell(intent: PurchaseIntent, outcome: PurchaseOutcome): Promise<void> {
+  /** The outcome itself was told by the domain; what is left is the Telegram side of it. */
+  private async followUp(intent: PurchaseIntent, outcome: PurchaseOutcome): Promise<void> {
     switch (outcome.kind) {
       case "settled":
-        if (outcome.entry.state === "done") {
-          await this.deps.subscribers.noteService(intent.buyer, intent.connection.service);
+        if (outcome.purchase.phase === "charged") {
+          // The registry is a nicety: a failing store must not look like a failed purchase.
+          await this.deps.subscribers
+            .noteService(intent.buyer, intent.connection.service)
+            .catch(() => undefined);
         }
-        // Not told now (Telegram down): reconciliation tells it later.
-        await this.deps.teller.tell(outcome.entry);
         return;
-      case "still-checking":
-        return this.say(intent, "still-checking");
-      case "unavailable":
-      case "unauthorized":
-        return this.say(intent, "provider-unavailable");
+      case "offer-changed":
+        return this.offerAgain(intent, outcome.offer, outcome.bouquet?.code ?? null);
       case "busy":
         return this.say(intent, "purchase-busy");
+      case "store-unavailable":
+        return this.say(intent, "store-unavailable");
       case "duplicate":
         return;
-      case "price-changed":
-        return this.offerAgain(intent, outcome.offer, outcome.bouquet.code);
-      case "bouquet-gone":
-        return this.offerAgain(intent, outcome.offer, null);
     }
   }
 
@@ -72,8 +71,9 @@ export class PurchaseRunner {
   }
 
   /**
-   * The price changed (ask again at the new price) or the bouquet is gone (show the list). The
-   * new journey waits as a draft: the chat's session is only written by the chat's own updates.
+   * The price or name changed (ask again, saying what changed) or the bouquet is gone (show
+   * the list). The new journey waits as a draft: the chat's session is only written by the
+   * chat's own updates.
    */
   private async offerAgain(intent: PurchaseIntent, offer: PackageOffer, code: string | null) {
     const t: Translate = (key, variables) => this.deps.i18n.t(intent.language, key, variables);
@@ -82,13 +82,16 @@ export class PurchaseRunner {
     const journey: Journey = journeyFromOffer(newFlowId(), offer, now);
     const index = code === null ? -1 : journey.bouquets.findIndex((b) => b.code === code);
     let view: ReturnType<typeof overviewView>;
-    if (index >= 0) {
+    const current = journey.bouquets[index];
+    if (current) {
       const back = { op: "overview" } as const;
       journey.selected = { bouquet: index, intentId: `${journey.id}-${index}`, back };
-      const note = t("price-changed", {
-        old: fmt.amount(intent.bouquet.price),
-        new: fmt.amount(journey.bouquets[index]?.price ?? 0),
-      });
+      const note = sameAmount(current.price, intent.bouquet.price)
+        ? t("package-changed")
+        : t("price-changed", {
+            old: fmt.amount(intent.bouquet.price),
+            new: fmt.amount(current.price),
+          });
       view = confirmView(journey, index, back, t, fmt, note);
     } else {
       const overview = overviewView(journey, t, fmt, now);

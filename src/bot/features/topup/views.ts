@@ -1,10 +1,16 @@
 // What the journey looks like: message texts (HTML) and inline keyboards. Pure functions.
+// Provider data is escaped and shortened, and lists are cut, so that no answer of the
+// provider can push a message over Telegram's limits.
 import { InlineKeyboard } from "grammy";
-import { parseBouquetName } from "../../../domain/bouquet-name.js";
 import { type BouquetFilter, filtersPresent } from "../../../domain/catalogue.js";
-import type { Connection, Customer } from "../../../domain/model.js";
+import type { Bouquet, Connection, Customer } from "../../../domain/model.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
-import { connectionLabel, relativeDays, statusLabel, type Translate } from "../../shared/labels.js";
+import {
+  connectionLabel,
+  statusLabel,
+  subscriptionLine,
+  type Translate,
+} from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { type MenuAction, menuButton, topupButtons } from "./callback-data.js";
 import { type Journey, pageOf, renewals } from "./journey.js";
@@ -14,50 +20,60 @@ export interface View {
   keyboard: InlineKeyboard;
 }
 
+/** Characters of a bouquet name on a button, of a name in a text, of an id. */
 const LABEL_LENGTH = 40;
+const NAME_LENGTH = 60;
+const ID_LENGTH = 64;
+/** Subscriptions listed on the overview; the rest are counted. */
+const SUBSCRIPTIONS_SHOWN = 10;
+/** Connections offered as buttons; the others can be typed. */
+const CONNECTIONS_SHOWN = 20;
 
 /** First name and the initial of the last name: anyone who knows a number can look one up. */
 function shortName(customer: Customer): string {
+  const first = truncate(customer.firstName.trim(), NAME_LENGTH);
   const initial = Array.from(customer.lastName.trim())[0];
-  return escapeHtml(initial ? `${customer.firstName} ${initial}.` : customer.firstName);
+  return escapeHtml(initial ? `${first} ${initial}.` : first);
 }
+
+const shownConnection = (connection: Connection, t: Translate) =>
+  connectionLabel({ ...connection, id: truncate(connection.id, ID_LENGTH) }, t);
 
 export function customerCard(customer: Customer, t: Translate): string {
   return t("customer-card", {
     name: shortName(customer),
-    cuid: escapeHtml(customer.cuid),
+    cuid: escapeHtml(truncate(customer.cuid, ID_LENGTH)),
     status: escapeHtml(statusLabel(customer.status, t)),
   });
 }
 
+export function connectionLine(connection: Connection, t: Translate): string {
+  return escapeHtml(shownConnection(connection, t));
+}
+
 export function connectionChoice(journeyId: string, connections: Connection[], t: Translate): View {
   const keyboard = new InlineKeyboard();
-  connections.forEach((connection, index) => {
+  connections.slice(0, CONNECTIONS_SHOWN).forEach((connection, index) => {
     const data = topupButtons.encode({ kind: "connection", journeyId, index });
-    keyboard.text(connectionLabel(connection, t), data).row();
+    keyboard.text(shownConnection(connection, t), data).row();
   });
-  const anyInactive = connections.some((c) => c.status !== "active");
-  const text = anyInactive
-    ? `${t("choose-connection")}\n${t("inactive-can-renew")}`
-    : t("choose-connection");
-  return { text, keyboard };
+  const lines = [t("choose-connection")];
+  if (connections.some((c) => c.status !== "active")) lines.push(t("inactive-can-renew"));
+  const hidden = connections.length - CONNECTIONS_SHOWN;
+  if (hidden > 0) lines.push(t("connections-more", { count: hidden }));
+  return { text: lines.join("\n"), keyboard };
 }
 
 function header(journey: Journey, t: Translate): string {
-  const lines = [
-    customerCard(journey.customer, t),
-    escapeHtml(connectionLabel(journey.connection, t)),
-  ];
+  const lines = [customerCard(journey.customer, t), connectionLine(journey.connection, t)];
   if (journey.connection.status !== "active") lines.push(t("inactive-can-renew"));
   return lines.join("\n");
 }
 
-const priced = (journey: Journey, index: number, fmt: ValueFormatter) => {
-  const bouquet = journey.bouquets[index];
-  return bouquet
+const priced = (bouquet: Bouquet | undefined, fmt: ValueFormatter) =>
+  bouquet
     ? { name: truncate(bouquet.displayName, LABEL_LENGTH), price: fmt.amount(bouquet.price) }
     : { name: "?", price: "" };
-};
 
 export function overviewView(
   journey: Journey,
@@ -67,22 +83,18 @@ export function overviewView(
 ): View {
   const lines = [header(journey, t), "", `<b>${t("subscriptions-title")}</b>`];
   if (journey.subscriptions.length === 0) lines.push(t("subscriptions-none"));
-  for (const subscription of journey.subscriptions) {
-    lines.push(
-      t("subscription-line", {
-        name: escapeHtml(parseBouquetName(subscription.name).displayName),
-        end: fmt.day(subscription.end),
-        relative: relativeDays(fmt.daysUntil(subscription.end, now), t),
-      }),
-    );
+  for (const subscription of journey.subscriptions.slice(0, SUBSCRIPTIONS_SHOWN)) {
+    lines.push(subscriptionLine(subscription, t, fmt, now, NAME_LENGTH));
   }
+  const hidden = journey.subscriptions.length - SUBSCRIPTIONS_SHOWN;
+  if (hidden > 0) lines.push(t("list-more", { count: hidden }));
   lines.push("", t("choose-package"));
 
   const keyboard = new InlineKeyboard();
   for (const index of renewals(journey).slice(0, 3)) {
     keyboard
       .text(
-        t("renew-button", priced(journey, index, fmt)),
+        t("renew-button", priced(journey.bouquets[index], fmt)),
         menuButton(journey.id, { op: "pick", bouquet: index }),
       )
       .row();
@@ -114,7 +126,7 @@ export function listView(
     const key = renewing.has(index) ? "renew-button" : "bouquet-button";
     keyboard
       .text(
-        t(key, priced(journey, index, fmt)),
+        t(key, priced(journey.bouquets[index], fmt)),
         menuButton(journey.id, { op: "pick", bouquet: index }),
       )
       .row();
@@ -146,10 +158,10 @@ export function confirmView(
     `<b>${t("confirm-title")}</b>`,
     t("confirm-summary", {
       customer: shortName(journey.customer),
-      connection: escapeHtml(connectionLabel(journey.connection, t)),
-      bouquet: escapeHtml(bouquet?.displayName ?? "?"),
+      connection: connectionLine(journey.connection, t),
+      bouquet: escapeHtml(truncate(bouquet?.displayName ?? "?", 2 * NAME_LENGTH)),
       period: t(`period-${bouquet?.addOn ? "addon" : (bouquet?.period ?? "other")}`),
-      price: fmt.amount(bouquet?.price ?? 0),
+      price: bouquet ? fmt.amount(bouquet.price) : "?",
     }),
   ]
     .filter(Boolean)

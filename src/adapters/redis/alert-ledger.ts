@@ -1,0 +1,48 @@
+import type { Redis } from "ioredis";
+import type { AlertLedger } from "../../domain/provider-health.js";
+import type { RedisKeys } from "./keys.js";
+
+// KEYS: the alert of this kind, the outage on record. ARGV: kind, ttl.
+const CLAIM = `
+if redis.call("SET", KEYS[1], "1", "PX", ARGV[2], "NX") then
+  redis.call("SET", KEYS[2], ARGV[1])
+  return 1
+end
+return 0`;
+// KEYS: the outage on record, then every alert kind's key.
+const END = `
+if redis.call("DEL", KEYS[1]) == 1 then
+  redis.call("DEL", KEYS[2], KEYS[3])
+  return 1
+end
+return 0`;
+
+export class RedisAlertLedger implements AlertLedger {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async claim(kind: "token-refused" | "down", ttlMs: number): Promise<boolean> {
+    const claimed = await this.redis.eval(
+      CLAIM,
+      2,
+      this.keys.alert(kind),
+      this.keys.alertOutage,
+      kind,
+      ttlMs,
+    );
+    return claimed === 1;
+  }
+
+  async endOutage(): Promise<boolean> {
+    const ended = await this.redis.eval(
+      END,
+      3,
+      this.keys.alertOutage,
+      this.keys.alert("token-refused"),
+      this.keys.alert("down"),
+    );
+    return ended === 1;
+  }
+}

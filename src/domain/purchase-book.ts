@@ -1,0 +1,96 @@
+// Where every write of a purchase goes, and the rule for when the store fails. A write before
+// an external effect must land, or the effect does not happen. A write after one (an outcome,
+// "told") must not wait for the store: it is kept in memory and written again until the store
+// is back, while the buyer is told at once.
+import type { Log } from "./ports.js";
+import type { Purchase, PurchaseStore } from "./purchase.js";
+
+export class PurchaseBook {
+  /** Outcomes that could not be written yet, newest version per purchase. */
+  private readonly unwritten = new Map<string, { purchase: Purchase; dueAt?: number }>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    readonly store: PurchaseStore,
+    private readonly log: Log,
+    private readonly retryMs = 1_000,
+  ) {}
+
+  /** Writes before an external effect: throws when the store fails (then nothing is sent). */
+  async commit(purchase: Purchase, dueAt?: number): Promise<void> {
+    await this.store.save(purchase, dueAt);
+    this.unwritten.delete(purchase.id);
+  }
+
+  /** Writes an outcome: never throws; retried in the background until the store takes it. */
+  async record(purchase: Purchase, dueAt?: number): Promise<void> {
+    try {
+      await this.commit(purchase, dueAt);
+    } catch (error) {
+      if (this.unwritten.size === 0) {
+        this.log.error(
+          { err: error, purchaseId: purchase.id },
+          "purchase outcome kept in memory until the store is back",
+        );
+      }
+      this.unwritten.set(purchase.id, { purchase, dueAt });
+      this.schedule();
+    }
+  }
+
+  /** The newest version: one not written yet wins over the store's. */
+  async get(id: string): Promise<Purchase | null> {
+    return this.unwritten.get(id)?.purchase ?? (await this.store.get(id));
+  }
+
+  /** How many outcomes wait to be written. */
+  get backlog(): number {
+    return this.unwritten.size;
+  }
+
+  /** Tries to write what waits (shutdown); what still fails is logged. */
+  async drain(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
+    if (this.unwritten.size > 0) {
+      this.log.error(
+        { purchaseIds: [...this.unwritten.keys()] },
+        "purchase outcomes not written before stopping: reconciliation resolves them",
+      );
+    }
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush().then(() => {
+        if (this.unwritten.size > 0) this.schedule();
+      });
+    }, this.retryMs);
+    this.timer.unref();
+  }
+
+  private flush(): Promise<void> {
+    this.flushing ??= this.writeWaiting().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  private async writeWaiting(): Promise<void> {
+    const before = this.unwritten.size;
+    for (const [id, { purchase, dueAt }] of [...this.unwritten]) {
+      try {
+        await this.store.save(purchase, dueAt);
+      } catch {
+        return;
+      }
+      // A newer version may have arrived while this one was written.
+      if (this.unwritten.get(id)?.purchase === purchase) this.unwritten.delete(id);
+    }
+    if (before > 0) this.log.info({ written: before }, "purchase outcomes written after all");
+  }
+}

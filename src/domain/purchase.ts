@@ -1,0 +1,111 @@
+// A purchase: one record per confirmed selection, with explicit phases, written before every
+// external effect. It is what makes top-ups exactly-once (an existing record is resolved with
+// txn-status, never paid again) and never lost (whatever is open is finished by reconciliation).
+//
+//   created ──► token-taken ──► requested ──► charged | not-charged | unknown ──► told
+//
+// "told" is kept apart (`told`: the phase the buyer was last told), so that an outcome learned
+// later (unknown, then charged) is told again.
+import type { ProviderTime, ServiceKind } from "./model.js";
+import type { Amount } from "./money.js";
+import type { Lease } from "./ports.js";
+
+type PurchasePhase =
+  /** The intent is claimed; nothing was sent. */
+  | "created"
+  /** A checkout token is bound to this attempt; nothing was sent. */
+  | "token-taken"
+  /** The top-up call is leaving (written just before it): only txn-status can tell. */
+  | "requested"
+  | "charged"
+  | "not-charged"
+  /** The provider could not be asked: checked again later. */
+  | "unknown";
+
+const OPEN_PHASES: ReadonlySet<PurchasePhase> = new Set([
+  "created",
+  "token-taken",
+  "requested",
+  "unknown",
+]);
+
+/** Still to be resolved: an open purchase is watched by reconciliation. */
+export const isOpen = (purchase: Purchase) => OPEN_PHASES.has(purchase.phase);
+
+/** An outcome the buyer has not been told yet. */
+export const isUntold = (purchase: Purchase) =>
+  ["charged", "not-charged", "unknown"].includes(purchase.phase) &&
+  purchase.told !== purchase.phase;
+
+export type NotChargedReason =
+  /** Refused on the second attempt, or refused for good. */
+  | "declined"
+  /** The outcome was unknown; txn-status showed that nothing happened. */
+  | "verified"
+  /** The request never left, or no fresh token could be taken. */
+  | "unavailable"
+  /** The provider refuses our credentials: top-ups are paused. */
+  | "paused"
+  /** The process stopped before the request left. */
+  | "interrupted"
+  /** The price or name changed, or the bouquet is gone: the buyer was asked again. */
+  | "offer-changed";
+
+export interface Purchase {
+  /** The intent id: unique per confirmed selection, so double taps carry the same one. */
+  id: string;
+  /** The bot user who confirmed; the outcome is told to them. */
+  buyer: number;
+  language: string;
+  customer: { cuid: string; name: string };
+  connection: { service: ServiceKind; id: string };
+  /** What the buyer agreed to: the code, the name as the provider sent it, the price. */
+  bouquet: { code: string; name: string; price: Amount };
+  attempt: 1 | 2;
+  checkout: { id: string; issuedAt: number } | null;
+  /** Checkout ids of earlier attempts (a refused token is replaced once). */
+  earlierCheckouts: string[];
+  /** Our reference of the current attempt, sent as udf1 on v1.0.1 (at most 30 characters). */
+  reference: string | null;
+  phase: PurchasePhase;
+  told: PurchasePhase | null;
+  transaction: { txnId: string; amount: Amount; date: ProviderTime | null } | null;
+  /** The provider's code of the last refusal. */
+  refusal: { code: string } | null;
+  reason: NotChargedReason | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface PurchaseStore {
+  /**
+   * Writes a new record and holds its lease (see {@link hold}); null when one with this id
+   * exists (the intent was taken already).
+   */
+  create(purchase: Purchase, leaseMs: number): Promise<Lease | null>;
+  /**
+   * Saves the record with its checkout token bound to it; false when another purchase has
+   * that token (then this one must take a fresh token).
+   */
+  takeCheckout(purchase: Purchase): Promise<boolean>;
+  /** Saves the record; an open one is looked at again at `dueAt` unless its lease is held. */
+  save(purchase: Purchase, dueAt?: number): Promise<void>;
+  /** Forgets a purchase that was refused before anything happened (another one in flight). */
+  discard(id: string): Promise<void>;
+  get(id: string): Promise<Purchase | null>;
+  byCheckout(checkoutId: string): Promise<Purchase | null>;
+  byReference(reference: string): Promise<Purchase | null>;
+  /**
+   * The right to work on a purchase. While held, the purchase is due when the lease would
+   * lapse, so that another instance finishes it soon after its holder dies.
+   */
+  hold(id: string, ttlMs: number): Promise<Lease | null>;
+  /** Open purchases due by `now` (leases lapsed, checks come), earliest first. */
+  due(now: number, limit?: number): Promise<string[]>;
+  /** When the earliest open purchase falls due; null when none is open. */
+  nextDue(): Promise<number | null>;
+  /** Purchases whose outcome the buyer has not been told, oldest first. */
+  untold(limit?: number): Promise<string[]>;
+  /** Up to `count` of the latest 1000 purchases, newest first, skipping the first `start`. */
+  recent(count: number, start?: number): Promise<Purchase[]>;
+}
