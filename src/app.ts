@@ -145,6 +145,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       intervalMs: config.topup.reconcileIntervalMs,
       minDelayMs: 250,
       lockTtlMs: config.topup.lockTtlMs,
+      isTransient: (error) => connection?.isUnreachable(error) ?? false,
     },
     logger,
   );

@@ -7,7 +7,7 @@ import type { BotContext, FlowContext } from "./context.js";
 import type { BotDeps } from "./deps.js";
 import { createBroadcast } from "./features/broadcast/index.js";
 import { createRegistry } from "./features/broadcast/registry.js";
-import { createCancel, isCancelCommand } from "./features/cancel/index.js";
+import { createCancel, skipsQueue } from "./features/cancel/index.js";
 import { fallback } from "./features/fallback/index.js";
 import { language } from "./features/language/index.js";
 import { start } from "./features/start/index.js";
@@ -36,7 +36,7 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   // One chat's updates in order; different chats in parallel; /cancel at once.
   bot.use(
     sequentialize((ctx: Context) =>
-      isCancelCommand(ctx as BotContext) ? undefined : ctx.chat?.id.toString(),
+      skipsQueue(ctx as BotContext, deps) ? undefined : ctx.chat?.id.toString(),
     ),
   );
   bot.use(async (ctx, next) => {

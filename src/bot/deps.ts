@@ -20,9 +20,14 @@ interface DraftStore {
   take(chatId: number, id: string): Promise<unknown>;
 }
 
-/** When chats last sent /cancel, across instances. */
+/** /cancel across instances: pending provider calls of a flow, and when chats cancelled. */
 interface CancelMarks {
-  mark(chatId: number, at: number): Promise<void>;
+  busy(chatId: number, at: number): Promise<void>;
+  idle(chatId: number): Promise<void>;
+  /** True when a provider call of the chat's flow was pending. */
+  mark(chatId: number, at: number): Promise<boolean>;
+  /** Whether this process has a provider call of the chat's flow pending. */
+  waitsHere(chatId: number): boolean;
   since(chatId: number, at: number): Promise<boolean>;
 }
 

@@ -20,7 +20,7 @@ export class PurchaseBook {
   /** Writes before an external effect: throws when the store fails (then nothing is sent). */
   async commit(purchase: Purchase, dueAt?: number): Promise<void> {
     await this.store.save(purchase, dueAt);
-    this.unwritten.delete(purchase.id);
+    this.written(purchase);
   }
 
   /** Writes an outcome: never throws; retried in the background until the store takes it. */
@@ -30,7 +30,7 @@ export class PurchaseBook {
     } catch (error) {
       if (this.unwritten.size === 0) {
         this.log.error(
-          { err: error, purchaseId: purchase.id },
+          { purchaseId: purchase.id, reason: error instanceof Error ? error.message : "" },
           "purchase outcome kept in memory until the store is back",
         );
       }
@@ -81,16 +81,24 @@ export class PurchaseBook {
   }
 
   private async writeWaiting(): Promise<void> {
-    const before = this.unwritten.size;
-    for (const [id, { purchase, dueAt }] of [...this.unwritten]) {
+    for (const { purchase, dueAt } of [...this.unwritten.values()]) {
       try {
         await this.store.save(purchase, dueAt);
       } catch {
         return;
       }
-      // A newer version may have arrived while this one was written.
-      if (this.unwritten.get(id)?.purchase === purchase) this.unwritten.delete(id);
+      this.written(purchase);
     }
-    if (before > 0) this.log.info({ written: before }, "purchase outcomes written after all");
+  }
+
+  /** This version is in the store; the backlog drained is said once. */
+  private written(purchase: Purchase): void {
+    // A newer version may have arrived while this one was written.
+    if (this.unwritten.get(purchase.id)?.purchase !== purchase && this.unwritten.has(purchase.id)) {
+      return;
+    }
+    if (this.unwritten.delete(purchase.id) && this.unwritten.size === 0) {
+      this.log.info({}, "purchase outcomes written after all");
+    }
   }
 }

@@ -16,6 +16,8 @@ export interface ReconcilerOptions {
   minDelayMs: number;
   /** Lease time while an untold outcome is being told. */
   lockTtlMs: number;
+  /** A failure that says itself elsewhere (the store being away): logged without a stack. */
+  isTransient?(error: unknown): boolean;
 }
 
 export class Reconciler {
@@ -74,7 +76,11 @@ export class Reconciler {
       .then((count) => {
         if (count > 0) this.log.info({ count }, "reconciliation finished purchases");
       })
-      .catch((error: unknown) => this.log.error({ err: error }, "reconciliation failed"))
+      .catch((error: unknown) => {
+        if (this.options.isTransient?.(error)) {
+          this.log.debug({ reason: String(error) }, "reconciliation waits for the store");
+        } else this.log.error({ err: error }, "reconciliation failed");
+      })
       .then(() => this.schedule())
       .finally(() => {
         this.running = undefined;

@@ -190,7 +190,7 @@ describe("a broadcast when the bot is killed", () => {
     admin.press("✅ Send");
     const delivered = () => users.filter((user) => received(user, text) > 0).length;
     for (let i = 0; i < 200 && delivered() < 20; i++) await sleep(20);
-    first.kill("SIGKILL");
+    first.child.kill("SIGKILL");
     const atKill = delivered();
     expect(atKill).toBeLessThan(60);
 

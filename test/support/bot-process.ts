@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createSandbox, type Sandbox } from "../../tools/sandbox/server.js";
+import { createSandbox, type Sandbox, type SandboxOptions } from "../../tools/sandbox/server.js";
 import {
   createTelegramEmulator,
   type TelegramEmulator,
@@ -7,14 +7,30 @@ import {
 import { TEST_REDIS_URL, testRedis } from "./redis.js";
 import { BOT_TOKEN, PROVIDER_TOKEN } from "./stack.js";
 
+/** One bot process and what it logged (JSON lines, parsed). */
+export interface BotProcess {
+  child: ChildProcess;
+  logs(): Record<string, unknown>[];
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+}
+
 /** The sandbox and the emulator in this process; the bot as processes of its own (`src/main.ts`). */
 export interface ProcessStack {
   sandbox: Sandbox;
   emulator: TelegramEmulator;
+  /** REDIS_KEY_PREFIX of the bots. */
+  prefix: string;
   /** Starts one bot process with these variables on top of the stack's own. */
-  startBot(env?: Record<string, string>): ChildProcess;
+  startBot(env?: Record<string, string>): BotProcess;
   /** Kills every bot process still running, then closes the rest. */
   stop(): Promise<void>;
+}
+
+export interface ProcessStackOptions {
+  /** A Redis of the test's own (see redis-server.ts); the shared one otherwise. */
+  redisUrl?: string;
+  sandbox?: SandboxOptions;
 }
 
 /** The environment a bot process needs to talk to this emulator, sandbox and Redis prefix. */
@@ -22,6 +38,7 @@ export function botEnvironment(
   emulator: TelegramEmulator,
   sandbox: Sandbox,
   redisPrefix: string,
+  redisUrl = TEST_REDIS_URL,
 ): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "",
@@ -29,27 +46,46 @@ export function botEnvironment(
     TELEGRAM_API_ROOT: emulator.apiRoot,
     PROVIDER_BASE_URL: sandbox.baseUrl(),
     PROVIDER_TOKEN,
-    REDIS_URL: TEST_REDIS_URL,
+    REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: redisPrefix,
     TELEGRAM_POLL_TIMEOUT_SECONDS: "1",
   };
 }
 
-export async function startProcessStack(name: string): Promise<ProcessStack> {
-  const sandbox = await createSandbox({ token: PROVIDER_TOKEN });
+export async function startProcessStack(
+  name: string,
+  options: ProcessStackOptions = {},
+): Promise<ProcessStack> {
+  const sandbox = await createSandbox({ token: PROVIDER_TOKEN, ...options.sandbox });
   const emulator = await createTelegramEmulator({ bots: [{ token: BOT_TOKEN }] });
   const store = testRedis(name);
   const processes: ChildProcess[] = [];
   return {
     sandbox,
     emulator,
+    prefix: store.prefix,
     startBot(env = {}) {
       const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-        env: { ...botEnvironment(emulator, sandbox, store.prefix), LOG_LEVEL: "warn", ...env },
-        stdio: "ignore",
+        env: {
+          ...botEnvironment(emulator, sandbox, store.prefix, options.redisUrl),
+          LOG_LEVEL: "warn",
+          ...env,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
       });
       processes.push(child);
-      return child;
+      let output = "";
+      child.stdout?.on("data", (chunk) => (output += String(chunk)));
+      child.stderr?.on("data", (chunk) => (output += String(chunk)));
+      return {
+        child,
+        logs: () =>
+          output
+            .split("\n")
+            .filter((line) => line.startsWith("{"))
+            .map((line) => JSON.parse(line) as Record<string, unknown>),
+        exited: new Promise((resolve) => child.once("exit", (code) => resolve(code))),
+      };
     },
     async stop() {
       await Promise.all(

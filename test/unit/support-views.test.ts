@@ -5,10 +5,10 @@ import {
   RECENT_SHOWN,
   recentText,
   SUBSCRIPTIONS_SHOWN,
-  TELEGRAM_TEXT_LIMIT,
 } from "../../src/bot/features/support/views.js";
 import { createI18n } from "../../src/bot/shared/i18n.js";
 import type { Translate } from "../../src/bot/shared/labels.js";
+import { TEXT_LIMIT } from "../../src/bot/shared/limits.js";
 import { ValueFormatter } from "../../src/bot/shared/values.js";
 import type { CustomerDetails } from "../../src/domain/support.js";
 import { purchaseOf } from "../support/purchases.js";
@@ -65,7 +65,7 @@ describe("the support customer card", () => {
     for (const translate of [en, ne]) {
       const text = customerCardText(customer(60, 25, long), translate, fmt, now);
       expect(text.length).toBeLessThanOrEqual(CARD_BUDGET);
-      expect(text.length).toBeLessThan(TELEGRAM_TEXT_LIMIT);
+      expect(text.length).toBeLessThan(TEXT_LIMIT);
       const shownConnections = (text.match(/80000\d{5}/g) ?? []).length;
       expect(shownConnections).toBeGreaterThan(0);
       expect(shownConnections).toBeLessThan(60);

@@ -19,6 +19,7 @@ const UNREACHABLE =
 export class RedisConnection {
   readonly redis: Redis;
   private up: boolean | undefined;
+  private closing = false;
   private probe: NodeJS.Timeout | undefined;
 
   constructor(
@@ -36,7 +37,7 @@ export class RedisConnection {
     });
     this.redis.on("ready", () => this.mark(true));
     this.redis.on("error", (error) => this.mark(false, error));
-    this.redis.on("end", () => this.mark(false));
+    this.redis.on("close", () => this.mark(false));
   }
 
   /** True while Redis answers. */
@@ -44,9 +45,13 @@ export class RedisConnection {
     return this.up === true;
   }
 
-  /** Whether an error says that Redis could not be reached (so that callers say so briefly). */
+  /**
+   * Whether a failed command means that Redis could not be reached (callers then say so
+   * briefly); such a failure marks Redis unreachable until it answers again.
+   */
   isUnreachable(error: unknown): boolean {
-    return !this.healthy || (error instanceof Error && UNREACHABLE.test(error.message));
+    if (error instanceof Error && UNREACHABLE.test(error.message)) this.mark(false, error);
+    return !this.healthy;
   }
 
   /** Connects, waiting for Redis however long it takes (logged once), then probes it. */
@@ -59,6 +64,7 @@ export class RedisConnection {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     clearInterval(this.probe);
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
@@ -73,7 +79,7 @@ export class RedisConnection {
   }
 
   private mark(up: boolean, error?: unknown): void {
-    if (up === this.up) return;
+    if (up === this.up || this.closing) return;
     this.up = up;
     if (up) this.options.log.info({}, "Redis is reachable");
     else this.options.log.error({ reason: reasonOf(error) }, "Redis is unreachable");

@@ -1,5 +1,6 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import type { Api } from "grammy";
+import { withinTelegramLimits } from "./limits.js";
 import { htmlParseMode } from "./parse-mode.js";
 
 /**
@@ -18,6 +19,7 @@ export function configureApi(api: Api, retryAttempts?: number): Api {
       }),
     );
   }
-  api.config.use(htmlParseMode);
+  // The last installed runs first: the parse mode is set before the limits are checked.
+  api.config.use(withinTelegramLimits, htmlParseMode);
   return api;
 }

@@ -8,9 +8,10 @@ import type { BotDeps } from "../../deps.js";
 export function createCancel(deps: BotDeps): Composer<BotContext> {
   const cancel = new Composer<BotContext>();
   cancel.chatType("private").command("cancel", async (ctx) => {
-    await deps.cancels.mark(ctx.chat.id, deps.now());
+    const pending = await deps.cancels.mark(ctx.chat.id, deps.now());
     const journey = ctx.session.journey;
-    const active = Object.keys(ctx.conversation.active()).length > 0 || journey !== undefined;
+    const active =
+      pending || Object.keys(ctx.conversation.active()).length > 0 || journey !== undefined;
     await ctx.conversation.exitAll();
     ctx.session.journey = undefined;
     if (journey?.menuMessageId) {
@@ -25,6 +26,11 @@ export function createCancel(deps: BotDeps): Composer<BotContext> {
   return cancel;
 }
 
-/** /cancel skips the chat's queue: it must not wait behind a slow provider call. */
-export const isCancelCommand = (ctx: BotContext) =>
-  ctx.chat?.type === "private" && /^\/cancel(@\w+)?(\s|$)/.test(ctx.message?.text ?? "");
+/**
+ * /cancel skips the chat's queue while the chat's flow waits for the provider: it must not
+ * wait behind a slow call. Otherwise it takes its turn, so that it sees what came before it.
+ */
+export const skipsQueue = (ctx: BotContext, deps: BotDeps) =>
+  ctx.chat?.type === "private" &&
+  /^\/cancel(@\w+)?(\s|$)/.test(ctx.message?.text ?? "") &&
+  deps.cancels.waitsHere(ctx.chat.id);

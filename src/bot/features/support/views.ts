@@ -15,8 +15,7 @@ import {
 import type { ValueFormatter } from "../../shared/values.js";
 import { refreshButtons } from "./callback-data.js";
 
-/** Telegram refuses longer texts; cards stay within a margin below it. */
-export const TELEGRAM_TEXT_LIMIT = 4096;
+/** Cards stay within a margin below Telegram's limit (shared/limits.ts). */
 export const CARD_BUDGET = 4000;
 /** Subscriptions listed per connection; the rest are counted. */
 export const SUBSCRIPTIONS_SHOWN = 10;

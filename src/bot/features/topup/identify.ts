@@ -58,8 +58,11 @@ export function createIdentify(deps: BotDeps) {
     return conversation.external(async (outside): Promise<T | "cancelled"> => {
       const chatId = outside.chat?.id ?? 0;
       const started = deps.now();
+      await deps.cancels.busy(chatId, started);
       const result = await whileTyping(outside.api, chatId, call);
-      return (await deps.cancels.since(chatId, started)) ? "cancelled" : result;
+      if (await deps.cancels.since(chatId, started)) return "cancelled";
+      await deps.cancels.idle(chatId);
+      return result;
     });
   }
 
