@@ -134,7 +134,7 @@ async function concurrentUsers(users: number, latencyMs: number) {
     const results = await Promise.all(Array.from({ length: users }, (_, i) => journey(20_000 + i)));
     const wall = performance.now() - started;
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    const purchases = /bot_purchases_total\{outcome="done"\} (\d+)/.exec(metrics)?.[1];
+    const purchases = /bot_purchases_total\{outcome="charged",reason=""\} (\d+)/.exec(metrics)?.[1];
     return {
       completed: results.length,
       topups: sandbox.topups.length,
@@ -164,7 +164,8 @@ try {
   await stack.stop();
 }
 const latency = Number(process.env.BENCH_LATENCY_MS ?? 150);
-const load = await concurrentUsers(200, latency);
+const users = Number(process.env.BENCH_USERS ?? 1000);
+const load = await concurrentUsers(users, latency);
 
 console.log(`Node ${process.version}, ${new Date().toISOString()}`);
 console.log("Browsing update (Next/Prev), 500 presses:");
@@ -177,7 +178,7 @@ console.log(
   `  steps 1-10 median ${ms(paging.first)}, steps 91-100 median ${ms(paging.last)}, ratio ${paging.ratio.toFixed(2)}`,
 );
 console.log(`Redis commands per browsing update: ${trips.toFixed(2)} (one round trip each)`);
-console.log(`200 users, whole journey at once, provider latency ${latency} ms per call:`);
+console.log(`${users} users, whole journey at once, provider latency ${latency} ms per call:`);
 console.log(
   `  completed ${load.completed}, top-ups in the sandbox ${load.topups}, purchases done ${load.purchases}, wall ${ms(load.wall)}`,
 );
