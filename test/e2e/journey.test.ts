@@ -2,14 +2,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buttonsOf, expectReply } from "../support/chat.js";
 import { type Stack, startStack } from "../support/stack.js";
 
-describe.each(["v1.0.1", "v1.0.0"] as const)("the top-up journey on %s", (version) => {
+const VARIANTS = [
+  ["v1.0.1", "strict"],
+  ["v1.0.0", "strict"],
+  ["v1.0.1", "foreign"],
+  ["v1.0.0", "foreign"],
+] as const;
+
+describe.each(VARIANTS)("the top-up journey on %s, a %s provider", (version, profile) => {
   let stack: Stack;
-  let nextUser = version === "v1.0.1" ? 2000 : 3000;
+  let nextUser = 2000 + 1000 * VARIANTS.findIndex(([v, p]) => v === version && p === profile);
   const newUser = (language_code = "en") =>
     stack.emulator.user({ id: ++nextUser, first_name: "Ana", language_code });
 
   beforeAll(async () => {
-    stack = await startStack(`journey-${version}`, { PROVIDER_API_VERSION: version });
+    stack = await startStack(
+      `journey-${version}-${profile}`,
+      { PROVIDER_API_VERSION: version },
+      { profile },
+    );
   });
   afterAll(() => stack.stop());
 

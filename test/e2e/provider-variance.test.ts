@@ -132,6 +132,11 @@ describe.each(["v1.0.1", "v1.0.0"] as const)(
     it.each([
       ["a code the sandbox never uses", { code: "ERR-7731", message: "Order token rejected" }],
       ["an empty code and message", { code: "", message: "" }],
+      ["HTTP 400", { code: "E400", status: 400 }],
+      ["HTTP 409", { code: "", status: 409 }],
+      ["HTTP 422", { code: "AMT", status: 422 }],
+      ["HTTP 400 and an HTML page", { code: "", status: 400, html: true }],
+      ["HTTP 404 and an HTML page", { code: "", status: 404, html: true }],
     ])("a refusal with %s is checked and retried once with a fresh token", async (_, refusal) => {
       const user = newUser();
       await renewGold(user);

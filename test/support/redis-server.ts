@@ -28,7 +28,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function answers(url: string): Promise<boolean> {
+/** Whether a Redis answers at this URL. */
+export async function answers(url: string): Promise<boolean> {
   const probe = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,

@@ -4,8 +4,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseFaultRequest } from "./faults.js";
 import { parseJson, readBody, sendJson } from "./http.js";
-import type { Sandbox } from "./types.js";
-import { RequestError } from "./validate.js";
+import { SANDBOX_PROFILES, type Sandbox } from "./types.js";
+import { isJsonObject, RequestError } from "./validate.js";
 import { fail } from "./wire.js";
 
 export const CONTROL_PREFIX = "/_sandbox/";
@@ -34,9 +34,25 @@ export async function handleControl(
     case "POST reset":
       sandbox.reset();
       return sendJson(response, 200, OK);
+    case "GET profile":
+      return sendJson(response, 200, { profile: sandbox.profile });
+    case "POST profile":
+      return setProfile(request, response, sandbox);
     default:
       return sendJson(response, 404, fail("SBX_ROUTE_NOT_FOUND", `No control route ${route}`));
   }
+}
+
+async function setProfile(request: IncomingMessage, response: ServerResponse, sandbox: Sandbox) {
+  const body = parseJson(await readBody(request));
+  const wanted = body.valid && isJsonObject(body.value) ? body.value.profile : undefined;
+  const profile = SANDBOX_PROFILES.find((name) => name === wanted);
+  if (!profile) {
+    const message = `"profile" must be one of ${SANDBOX_PROFILES.join(", ")}`;
+    return sendJson(response, 400, fail("SBX_INVALID_FIELD", message));
+  }
+  sandbox.profile = profile;
+  sendJson(response, 200, OK);
 }
 
 async function setFault(request: IncomingMessage, response: ServerResponse, sandbox: Sandbox) {

@@ -4,11 +4,17 @@
 import type { ServerResponse } from "node:http";
 import { SUCCESS_CODES } from "./codes.js";
 import type { Delays } from "./delays.js";
-import { sendJson, sendText } from "./http.js";
+import { sendText } from "./http.js";
 import type { OperationResult } from "./operations.js";
-import { SANDBOX_OPERATIONS, type SandboxFault, type SandboxOperation } from "./types.js";
+import { htmlPage, rejection, type WireAnswer } from "./profiles.js";
+import {
+  SANDBOX_OPERATIONS,
+  type SandboxFault,
+  type SandboxOperation,
+  type SandboxProfile,
+} from "./types.js";
 import { isJsonObject, RequestError } from "./validate.js";
-import { unauthorized } from "./wire.js";
+import { type ProviderResponse, unauthorized } from "./wire.js";
 
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
@@ -56,40 +62,32 @@ export interface Exchange {
   /** Destroys the connection without an answer. */
   destroyConnection: () => void;
   delays: Delays;
+  profile: SandboxProfile;
+  /** An operation's result as the profile says it. */
+  speak: (result: OperationResult) => WireAnswer;
 }
 
-const HTML_ERRORS: Record<"http-500" | "http-502", { status: number; reason: string }> = {
-  "http-500": { status: 500, reason: "Internal Server Error" },
-  "http-502": { status: 502, reason: "Bad Gateway" },
-};
-
-/** What a gateway in front of the provider sends when it fails. */
-function htmlErrorPage(status: number, reason: string): string {
-  return `<html>\r\n<head><title>${status} ${reason}</title></head>\r\n<body>\r\n<center><h1>${status} ${reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
-}
-
-function send(response: ServerResponse, result: OperationResult): void {
-  sendJson(response, result.status, result.response);
+function send(response: ServerResponse, answer: WireAnswer): void {
+  sendText(response, answer.status, answer.contentType, answer.text);
 }
 
 export async function respond(fault: SandboxFault | undefined, exchange: Exchange): Promise<void> {
-  const { operation, response, perform, delays } = exchange;
+  const { operation, response, perform, delays, speak, profile } = exchange;
   switch (fault?.kind) {
     case undefined:
-      return send(response, perform());
+      return send(response, speak(perform()));
     case "latency":
-      if (await delays.wait(fault.ms)) send(response, perform());
+      if (await delays.wait(fault.ms)) send(response, speak(perform()));
       return;
     case "hang-then-succeed": {
       const result = perform();
-      if (await delays.wait(fault.ms)) send(response, result);
+      if (await delays.wait(fault.ms)) send(response, speak(result));
       return;
     }
     case "http-500":
     case "http-502": {
       if (fault.afterEffect) perform();
-      const { status, reason } = HTML_ERRORS[fault.kind];
-      return sendText(response, status, "text/html", htmlErrorPage(status, reason));
+      return send(response, htmlPage(fault.kind === "http-500" ? 500 : 502));
     }
     case "malformed-json": {
       // Without the effect, truncate what a success would have looked like.
@@ -104,18 +102,18 @@ export async function respond(fault: SandboxFault | undefined, exchange: Exchang
       if (fault.afterEffect) perform();
       return exchange.destroyConnection();
     case "http-401":
-      return sendJson(response, 401, unauthorized());
+      return send(response, speak({ status: 401, response: unauthorized() }));
     case "reject":
-      return sendJson(response, 200, {
-        success: false,
-        code: fault.code,
-        message: fault.message ?? "Rejected by a sandbox fault",
-        body: {},
-      });
+      return send(response, rejection(profile, fault));
     case "transform": {
       const result = perform();
-      // undefined (e.g. a transform returning nothing) is sent as an empty body.
-      const text = JSON.stringify(fault.transform(result.response)) ?? "";
+      const changed = fault.transform(result.response);
+      // An envelope is spoken like any answer; anything else goes out as it is (undefined, as
+      // an empty body).
+      if (isJsonObject(changed) && typeof changed.success === "boolean") {
+        return send(response, speak({ ...result, response: changed as ProviderResponse }));
+      }
+      const text = JSON.stringify(changed) ?? "";
       return sendText(response, result.status, "application/json", text);
     }
   }
@@ -141,9 +139,9 @@ function optionalTimes(value: unknown): number | undefined {
   throw invalid(`"fault.times" must be a number`);
 }
 
-function optionalFlag(value: unknown): boolean | undefined {
+function optionalFlag(value: unknown, name: string): boolean | undefined {
   if (value === undefined || typeof value === "boolean") return value;
-  throw invalid(`"fault.afterEffect" must be a boolean`);
+  throw invalid(`"fault.${name}" must be a boolean`);
 }
 
 /**
@@ -172,17 +170,33 @@ export function parseFaultRequest(body: unknown): {
     case "http-502":
     case "malformed-json":
     case "connection-reset":
-      return { operation, fault: { kind, times, afterEffect: optionalFlag(raw.afterEffect) } };
+      return {
+        operation,
+        fault: { kind, times, afterEffect: optionalFlag(raw.afterEffect, "afterEffect") },
+      };
     case "http-401":
       return { operation, fault: { kind, times } };
     case "reject": {
-      if (typeof raw.code !== "string" || raw.code === "") {
-        throw invalid(`"fault.code" must be a non-empty string`);
-      }
+      if (typeof raw.code !== "string") throw invalid(`"fault.code" must be a string`);
       if (raw.message !== undefined && typeof raw.message !== "string") {
         throw invalid(`"fault.message" must be a string`);
       }
-      return { operation, fault: { kind, code: raw.code, message: raw.message, times } };
+      const status = raw.status;
+      if (status !== undefined && !(Number.isInteger(status) && Number(status) >= 200)) {
+        throw invalid(`"fault.status" must be an HTTP status`);
+      }
+      const html = optionalFlag(raw.html, "html");
+      return {
+        operation,
+        fault: {
+          kind,
+          code: raw.code,
+          message: raw.message,
+          status: status as number | undefined,
+          html,
+          times,
+        },
+      };
     }
   }
 }

@@ -3,7 +3,7 @@
 
 import { createSandbox } from "./server.js";
 import { isValidTimeZone } from "./time.js";
-import { API_VERSIONS } from "./types.js";
+import { API_VERSIONS, SANDBOX_PROFILES, type SandboxProfile } from "./types.js";
 
 interface StandaloneConfig {
   host: string;
@@ -11,6 +11,7 @@ interface StandaloneConfig {
   token: string;
   checkoutTtlMs: number;
   timeZone: string;
+  profile: SandboxProfile;
 }
 
 function readConfig(env: NodeJS.ProcessEnv): { config?: StandaloneConfig; errors: string[] } {
@@ -32,8 +33,16 @@ function readConfig(env: NodeJS.ProcessEnv): { config?: StandaloneConfig; errors
   if (!isValidTimeZone(timeZone)) {
     errors.push(`SANDBOX_TIMEZONE must be an IANA time zone, got "${timeZone}"`);
   }
-  if (errors.length > 0) return { errors };
-  return { config: { host, port, token, checkoutTtlMs: ttlSeconds * 1000, timeZone }, errors };
+  const wanted = env.SANDBOX_PROFILE?.trim() || "strict";
+  const profile = SANDBOX_PROFILES.find((name) => name === wanted);
+  if (!profile) {
+    errors.push(`SANDBOX_PROFILE must be one of ${SANDBOX_PROFILES.join(", ")}, got "${wanted}"`);
+  }
+  if (errors.length > 0 || !profile) return { errors };
+  return {
+    config: { host, port, token, checkoutTtlMs: ttlSeconds * 1000, timeZone, profile },
+    errors,
+  };
 }
 
 const { config, errors } = readConfig(process.env);
@@ -48,13 +57,13 @@ const sandbox = await createSandbox(config).catch((error: unknown) => {
   process.exit(1);
 });
 const lines = [
-  `Provider sandbox listening on ${sandbox.origin} (time zone ${config.timeZone})`,
+  `Provider sandbox listening on ${sandbox.origin} (time zone ${config.timeZone}, profile ${config.profile})`,
   ...API_VERSIONS.flatMap((version) => [
     `  ${version}: ${sandbox.baseUrl()}/api/third-party/${version}/<operation>`,
     `  ${version}: ${sandbox.baseUrl({ staging: true })}/api/third-party/${version}/<operation>`,
   ]),
   `  Authorization: Bearer ${config.token}`,
-  `  Control API: ${sandbox.origin}/_sandbox/{directory,topups,requests,faults,reset}`,
+  `  Control API: ${sandbox.origin}/_sandbox/{directory,topups,requests,faults,reset,profile}`,
   "Test customers (code = cuid, mobile, STB or username):",
   ...sandbox.directory().map((entry) => {
     const connections = entry.connections.map((c) => `${c.service} ${c.id} (${c.status})`);

@@ -6,8 +6,9 @@ import type { AddressInfo, Socket } from "node:net";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
 import { Delays } from "./delays.js";
 import { FaultTable, respond } from "./faults.js";
-import { parseJson, readBody, sendJson } from "./http.js";
-import { performOperation } from "./operations.js";
+import { parseJson, readBody, sendText } from "./http.js";
+import { type OperationResult, performOperation } from "./operations.js";
+import { speak as speakAs, type WireAnswer } from "./profiles.js";
 import { SandboxState } from "./state.js";
 import { isValidTimeZone } from "./time.js";
 import {
@@ -17,10 +18,12 @@ import {
   type Sandbox,
   type SandboxOperation,
   type SandboxOptions,
+  type SandboxProfile,
 } from "./types.js";
 import { fail, unauthorized } from "./wire.js";
 
 export { FAILURE_CODES, SUCCESS_CODES } from "./codes.js";
+export { FOREIGN_FAILURES } from "./profiles.js";
 export type {
   ApiVersion,
   DirectoryEntry,
@@ -29,6 +32,7 @@ export type {
   SandboxFault,
   SandboxOperation,
   SandboxOptions,
+  SandboxProfile,
   SandboxTransaction,
   WireTransaction,
 } from "./types.js";
@@ -61,6 +65,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   if (!isValidTimeZone(timeZone)) throw new RangeError(`Unknown time zone "${timeZone}"`);
 
   const state = new SandboxState(timeZone, now());
+  let profile: SandboxProfile = options.profile ?? "strict";
+  const speak = (operation: SandboxOperation | undefined, result: OperationResult) =>
+    speakAs(profile, operation, result, timeZone);
+  const answer = (response: ServerResponse, wire: WireAnswer) =>
+    sendText(response, wire.status, wire.contentType, wire.text);
   const faults = new FaultTable();
   const delays = new Delays();
   const sockets = new Set<Socket>();
@@ -81,7 +90,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       at: now(),
     });
     if (!authorized) {
-      return sendJson(response, 401, unauthorized());
+      return answer(response, speak(route.operation, { status: 401, response: unauthorized() }));
     }
     await respond(faults.take(route.operation), {
       operation: route.operation,
@@ -95,6 +104,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         }),
       destroyConnection: () => request.socket.destroy(),
       delays,
+      profile,
+      speak: (result) => speak(route.operation, result),
     });
   }
 
@@ -103,7 +114,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (path.startsWith(CONTROL_PREFIX)) return handleControl(request, response, path, sandbox);
     const route = request.method === "POST" ? matchOperation(path) : undefined;
     if (route) return handleOperation(request, response, route);
-    sendJson(response, 404, fail("SBX_ROUTE_NOT_FOUND", `No route ${request.method} ${path}`));
+    const missing = fail("SBX_ROUTE_NOT_FOUND", `No route ${request.method} ${path}`);
+    answer(response, speak(undefined, { status: 404, response: missing }));
   }
 
   const server = createServer((request, response) => {
@@ -112,7 +124,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     handle(request, response).catch((error: unknown) => {
       if (request.destroyed) return;
       const message = error instanceof Error ? error.message : String(error);
-      sendJson(response, 500, fail("SBX_INTERNAL_ERROR", `Sandbox error: ${message}`));
+      const failed = fail("SBX_INTERNAL_ERROR", `Sandbox error: ${message}`);
+      answer(response, speak(undefined, { status: 500, response: failed }));
     });
   });
   server.on("connection", (socket) => {
@@ -138,6 +151,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     },
     get topups() {
       return state.topups;
+    },
+    get profile() {
+      return profile;
+    },
+    set profile(next: SandboxProfile) {
+      profile = next;
     },
     setFault: (operation, fault) => faults.set(operation, fault),
     clearFaults: () => faults.clear(),

@@ -1,5 +1,9 @@
 // Public types of the sandbox, shared by its modules and re-exported from server.ts.
 
+/** How the sandbox speaks (profiles.ts): as the spec's samples, or like another provider. */
+export const SANDBOX_PROFILES = ["strict", "foreign"] as const;
+export type SandboxProfile = (typeof SANDBOX_PROFILES)[number];
+
 export const SERVICE_KINDS = ["tv", "internet", "iptv"] as const;
 export type ServiceKind = (typeof SERVICE_KINDS)[number];
 
@@ -27,8 +31,19 @@ export type SandboxFault =
   | { kind: "connection-reset"; times?: number; afterEffect?: boolean }
   /** Answer as if the bearer token were refused. */
   | { kind: "http-401"; times?: number }
-  /** Business failure with this code; the operation is not performed. */
-  | { kind: "reject"; code: string; message?: string; times?: number }
+  /**
+   * Business failure with this code; the operation is not performed. `status` is the HTTP
+   * status (default 200 in the strict profile, 409 in the foreign one); `html` sends a gateway's
+   * HTML page with that status instead of JSON.
+   */
+  | {
+      kind: "reject";
+      code: string;
+      message?: string;
+      status?: number;
+      html?: boolean;
+      times?: number;
+    }
   /** In-process only: perform the operation and send `transform(response)` instead. */
   | {
       kind: "transform";
@@ -49,6 +64,8 @@ export interface SandboxOptions {
   timeZone?: string;
   /** The sandbox clock (seed dates, checkout expiry, transaction dates); default real time. */
   now?: () => Date;
+  /** How it speaks: `strict` (default) or `foreign` (see profiles.ts). */
+  profile?: SandboxProfile;
 }
 
 export interface RecordedRequest {
@@ -110,6 +127,8 @@ export interface Sandbox {
   readonly requests: readonly RecordedRequest[];
   /** Every executed top-up, in order. */
   readonly topups: readonly SandboxTransaction[];
+  /** How it speaks from now on; a reset keeps it. */
+  profile: SandboxProfile;
   /** Replaces the operation's fault; `times` omitted = until cleared. */
   setFault(operation: SandboxOperation, fault: SandboxFault): void;
   clearFaults(): void;

@@ -3,21 +3,4 @@
 export type { ChatUser, GroupDriver, WaitOptions } from "./driver.js";
 export { createTelegramEmulator, type TelegramEmulator } from "./emulator.js";
 export type { ReplyMarkup } from "./reply-markup.js";
-export type {
-  ApiCall,
-  ApiResponse,
-  BotRef,
-  BotSpec,
-  CallbackAnswer,
-  DriverOptions,
-  EmulatorEvent,
-  FloodLimit,
-  ForcedError,
-  GroupSpec,
-  MemberStatus,
-  StoredFile,
-  StoredMessage,
-  TelegramEmulatorOptions,
-  UpdateInput,
-  UserSpec,
-} from "./types.js";
+export type * from "./types.js";
