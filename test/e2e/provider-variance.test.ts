@@ -129,6 +129,34 @@ describe.each(["v1.0.1", "v1.0.0"] as const)(
       expect(Array.from(menu.text ?? "").length).toBeLessThanOrEqual(4096);
     });
 
+    it("thirty connections: twenty buttons, the rest counted and chosen by typing one", async () => {
+      stack.sandbox.setFault("get-customer-information", {
+        kind: "transform",
+        transform: (response) => {
+          const body = response.body as Record<string, Record<string, unknown>>;
+          const lists = (version === "v1.0.1" ? body.customer?.connections : body.connection) as {
+            tv: { stb: string; status: string }[];
+          };
+          // The sandbox knows only the last one, 8000000011.
+          lists.tv = Array.from({ length: 30 }, (_, i) => ({
+            stb: i === 29 ? "8000000011" : `70000000${String(i).padStart(2, "0")}`,
+            status: "active",
+          }));
+          return response;
+        },
+      });
+      const user = newUser();
+      const choice = await expectReply(
+        user,
+        () => user.sendText("/topup 1000001"),
+        "Which connection",
+      );
+      expect(buttonsOf(user, choice)).toHaveLength(20);
+      expect(choice.text).toContain("…and 10 more connections");
+      expect(buttonsOf(user, choice).some((label) => label.includes("8000000011"))).toBe(false);
+      await expectReply(user, () => user.sendText("8000000011"), "Choose a package");
+    });
+
     it.each([
       ["a code the sandbox never uses", { code: "ERR-7731", message: "Order token rejected" }],
       ["an empty code and message", { code: "", message: "" }],
