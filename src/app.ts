@@ -22,13 +22,11 @@ import { checkDurability } from "./adapters/redis/durability.js";
 import { redisKeys } from "./adapters/redis/keys.js";
 import { RedisLookupRefs } from "./adapters/redis/lookup-refs.js";
 import { RedisPurchases } from "./adapters/redis/purchases.js";
-import { RedisSessionStorage } from "./adapters/redis/sessions.js";
 import { RedisSubscribers } from "./adapters/redis/subscribers.js";
 import { RedisAuditLog } from "./adapters/redis/support-audit.js";
-import { RedisUpdateLog } from "./adapters/redis/updates.js";
+import { RedisUpdateGate } from "./adapters/redis/update-gate.js";
 import { createBot } from "./bot/bot.js";
 import { registerCommands } from "./bot/commands.js";
-import type { SessionData } from "./bot/context.js";
 import type { BotDeps } from "./bot/deps.js";
 import { TelegramAlerts } from "./bot/features/alerts/index.js";
 import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
@@ -45,6 +43,9 @@ import { Reconciler } from "./domain/reconciler.js";
 import { TopupService } from "./domain/topup.js";
 
 const SESSION_TTL_SECONDS = 90 * 86_400;
+/** A chat's turn lapses this long after its instance died; an update waits at most a minute. */
+const CHAT_LOCK_MS = 10_000;
+const CHAT_WAIT_MS = 60_000;
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
 
 export interface App {
@@ -177,8 +178,11 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     provider,
     topups,
     purchases,
-    sessions: new RedisSessionStorage<SessionData>(redis, keys, SESSION_TTL_SECONDS),
-    updates: new RedisUpdateLog(redis, keys),
+    gate: new RedisUpdateGate(redis, keys, {
+      lockMs: CHAT_LOCK_MS,
+      sessionSeconds: SESSION_TTL_SECONDS,
+      waitMs: CHAT_WAIT_MS,
+    }),
     drafts: new RedisDrafts(redis, keys, idleSeconds),
     cancels: new RedisCancelMarks(redis, keys, idleSeconds),
     audit: new RedisAuditLog(redis, keys),

@@ -2,12 +2,12 @@
 import type { VersionedState } from "@grammyjs/conversations";
 import { type ConversationData, conversations } from "@grammyjs/conversations";
 import { sequentialize } from "@grammyjs/runner";
-import { Bot, type Context, session } from "grammy";
+import { Bot, type Context } from "grammy";
 import type { BotContext, FlowContext } from "./context.js";
 import type { BotDeps } from "./deps.js";
 import { createBroadcast } from "./features/broadcast/index.js";
 import { createRegistry } from "./features/broadcast/registry.js";
-import { createCancel, skipsQueue } from "./features/cancel/index.js";
+import { createCancel, isCancel, skipsQueue } from "./features/cancel/index.js";
 import { fallback } from "./features/fallback/index.js";
 import { language } from "./features/language/index.js";
 import { start } from "./features/start/index.js";
@@ -17,8 +17,8 @@ import { FLOW_VERSION } from "./features/topup/journey.js";
 import type { TelegramOutcomes } from "./features/topup/outcomes.js";
 import { PurchaseRunner } from "./features/topup/purchase.js";
 import { configureApi } from "./shared/api.js";
-import { dropDuplicateUpdates } from "./shared/dedupe.js";
 import { errorBoundary } from "./shared/error-boundary.js";
+import { gated } from "./shared/update-gate.js";
 
 export interface BotParts {
   bot: Bot<BotContext>;
@@ -49,14 +49,7 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
       stopTimer();
     }
   });
-  bot.use(dropDuplicateUpdates(deps.updates, deps.logger));
-  bot.use(
-    session({
-      initial: () => ({}),
-      storage: deps.sessions,
-      getSessionKey: (ctx) => ctx.chat?.id.toString(),
-    }),
-  );
+  bot.use(gated(deps.gate, deps.logger, isCancel));
   bot.use(deps.i18n);
   bot.use(createRegistry(deps));
   bot.use(

@@ -1,5 +1,4 @@
 import type { I18n } from "@grammyjs/i18n";
-import type { StorageAdapter } from "grammy";
 import type { Logger } from "../adapters/logger.js";
 import type { Metrics } from "../adapters/metrics.js";
 import type { Config } from "../config.js";
@@ -10,8 +9,8 @@ import type { SubscriberStore } from "../domain/subscribers.js";
 import type { LookupRefStore } from "../domain/support.js";
 import type { AuditLog } from "../domain/support-audit.js";
 import type { TopupService } from "../domain/topup.js";
-import type { BotContext, SessionData } from "./context.js";
-import type { UpdateLog } from "./shared/dedupe.js";
+import type { BotContext } from "./context.js";
+import type { UpdateGate } from "./shared/update-gate.js";
 import type { ValueFormatter } from "./shared/values.js";
 
 /** Values prepared for a chat outside its updates, taken by the chat's own next update. */
@@ -39,8 +38,8 @@ export interface BotDeps {
   provider: ProviderPort;
   topups: TopupService;
   purchases: PurchaseStore;
-  sessions: StorageAdapter<SessionData>;
-  updates: UpdateLog;
+  /** Exactly once, one chat at a time, the session: see shared/update-gate.ts. */
+  gate: UpdateGate;
   drafts: DraftStore;
   cancels: CancelMarks;
   audit: AuditLog;

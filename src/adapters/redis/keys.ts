@@ -7,6 +7,8 @@ export function redisKeys(prefix: string) {
     prefix,
     session: (chatId: string) => `${prefix}session:${chatId}`,
     update: (updateId: number) => `${prefix}update:${updateId}`,
+    /** One update of a chat at a time, across instances. */
+    chatLock: (chatId: string) => `${prefix}chat-lock:${chatId}`,
     /** Purchases: the records, their indices and leases. */
     purchase: (id: string) => `${prefix}purchase:${id}`,
     purchaseLease: (id: string) => `${prefix}purchase:${id}:lease`,

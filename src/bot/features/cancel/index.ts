@@ -26,11 +26,13 @@ export function createCancel(deps: BotDeps): Composer<BotContext> {
   return cancel;
 }
 
+export const isCancel = (ctx: BotContext) =>
+  ctx.chat?.type === "private" && /^\/cancel(@\w+)?(\s|$)/.test(ctx.message?.text ?? "");
+
 /**
- * /cancel skips the chat's queue while the chat's flow waits for the provider: it must not
- * wait behind a slow call. Otherwise it takes its turn, so that it sees what came before it.
+ * /cancel skips the chat's queue while the chat's flow waits for the provider (in this process
+ * here; across instances the update gate does the same): it must not wait behind a slow call.
+ * Otherwise it takes its turn, so that it sees what came before it.
  */
 export const skipsQueue = (ctx: BotContext, deps: BotDeps) =>
-  ctx.chat?.type === "private" &&
-  /^\/cancel(@\w+)?(\s|$)/.test(ctx.message?.text ?? "") &&
-  deps.cancels.waitsHere(ctx.chat.id);
+  isCancel(ctx) && deps.cancels.waitsHere(ctx.chat?.id ?? 0);
