@@ -1,9 +1,9 @@
 // The composition root: builds every part from the configuration, wires the adapters into
 // the domain and the bot, and starts and stops them.
-import type { Server } from "node:http";
-import { type RunnerHandle, run } from "@grammyjs/runner";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Api } from "grammy";
 import type { Redis } from "ioredis";
+import { HttpServer } from "./adapters/http/server.js";
 import type { Logger } from "./adapters/logger.js";
 import { Metrics } from "./adapters/metrics.js";
 import { ProviderClient } from "./adapters/provider/client.js";
@@ -20,22 +20,26 @@ import { RedisConnection } from "./adapters/redis/connection.js";
 import { RedisDrafts } from "./adapters/redis/drafts.js";
 import { checkDurability } from "./adapters/redis/durability.js";
 import { redisKeys } from "./adapters/redis/keys.js";
+import { RedisLookupCounter } from "./adapters/redis/lookup-counter.js";
 import { RedisLookupRefs } from "./adapters/redis/lookup-refs.js";
+import { RedisPollingTurn } from "./adapters/redis/polling-turn.js";
 import { RedisPurchases } from "./adapters/redis/purchases.js";
 import { RedisSubscribers } from "./adapters/redis/subscribers.js";
 import { RedisAuditLog } from "./adapters/redis/support-audit.js";
 import { RedisUpdateGate } from "./adapters/redis/update-gate.js";
-import { createBot } from "./bot/bot.js";
+import { ALLOWED_UPDATES, createBot } from "./bot/bot.js";
 import { registerCommands } from "./bot/commands.js";
 import type { BotDeps } from "./bot/deps.js";
 import { TelegramAlerts } from "./bot/features/alerts/index.js";
 import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
 import { TelegramOutcomes } from "./bot/features/topup/outcomes.js";
+import { Poller } from "./bot/polling.js";
 import { configureApi } from "./bot/shared/api.js";
 import { createI18n } from "./bot/shared/i18n.js";
 import { ValueFormatter } from "./bot/shared/values.js";
 import type { Config } from "./config.js";
 import { BroadcastSender } from "./domain/broadcast.js";
+import { LookupLimit } from "./domain/lookup-limit.js";
 import { OutcomeTeller } from "./domain/outcomes.js";
 import { ProviderHealth } from "./domain/provider-health.js";
 import { PurchaseBook } from "./domain/purchase-book.js";
@@ -47,10 +51,18 @@ const SESSION_TTL_SECONDS = 90 * 86_400;
 const CHAT_LOCK_MS = 10_000;
 const CHAT_WAIT_MS = 60_000;
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
+/** Telegram is answered this soon at the latest; the update's handling goes on after. */
+const WEBHOOK_ANSWER_MS = 3_000;
+/** Shutting down, purchases still waiting for an answer are handed over this long before the grace ends. */
+const HAND_OVER_BEFORE_END_MS = 5_000;
 
 export interface App {
   readonly metrics: Metrics;
   start(): Promise<void>;
+  /**
+   * Graceful: stops taking work, finishes the updates and purchases under way (handing over
+   * what is still unknown before the grace ends), closes queues and Redis. Idempotent.
+   */
   stop(): Promise<void>;
 }
 
@@ -63,16 +75,17 @@ export interface AppOptions {
 }
 
 export function createApp(config: Config, logger: Logger, options: AppOptions = {}): App {
+  const metrics = new Metrics();
   const connection = options.redis
     ? undefined
-    : new RedisConnection(config.redis.url, {
+    : new RedisConnection(config.redis, {
         commandTimeoutMs: config.redis.commandTimeoutMs,
         log: logger,
+        onError: () => metrics.redisErrors.inc(),
       });
   const redis = options.redis ?? (connection as RedisConnection).redis;
   const keys = redisKeys(config.redis.keyPrefix);
   const i18n = createI18n();
-  const metrics = new Metrics();
   const subscribers = new RedisSubscribers(redis, keys);
   const formatters = new Map<string, ValueFormatter>();
   const formatter = (locale: string) => {
@@ -112,10 +125,6 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     },
     logger,
   );
-  metrics.watch(
-    () => connection?.healthy ?? true,
-    () => provider.state,
-  );
 
   const purchases = new RedisPurchases(redis, keys);
   const book = new PurchaseBook(purchases, logger);
@@ -147,6 +156,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       minDelayMs: 250,
       lockTtlMs: config.topup.lockTtlMs,
       isTransient: (error) => connection?.isUnreachable(error) ?? false,
+      onResult: (result) => metrics.reconciliations.inc({ result }),
     },
     logger,
   );
@@ -162,13 +172,13 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   );
   const queue: BroadcastRunner = options.redis
     ? new InProcessBroadcasts(sender, logger)
-    : new BroadcastQueue(
-        config.redis.url,
-        keys.queuePrefix,
-        sender,
-        config.broadcast.lockMs,
-        logger,
-      );
+    : new BroadcastQueue(config.redis, keys.queuePrefix, sender, config.broadcast.lockMs, logger);
+
+  metrics.watch(
+    () => connection?.healthy ?? true,
+    () => provider.state,
+    () => queue.depth(),
+  );
 
   const idleSeconds = Math.ceil(config.sessionIdleMs / 1000);
   const deps: BotDeps = {
@@ -187,6 +197,11 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     cancels: new RedisCancelMarks(redis, keys, idleSeconds),
     audit: new RedisAuditLog(redis, keys),
     lookupRefs: new RedisLookupRefs(redis, keys),
+    lookupLimit: new LookupLimit(new RedisLookupCounter(redis, keys), {
+      limit: config.limits.lookups,
+      windowMs: config.limits.lookupWindowMs,
+      isExempt: (userId) => config.adminUserIds.includes(userId),
+    }),
     i18n,
     formatter,
     subscribers,
@@ -197,8 +212,35 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     isStoreFailure: (error) => connection?.isUnreachable(error) ?? false,
   };
   const { bot, purchases: running } = createBot(deps, outcomes);
-  let runner: RunnerHandle | undefined;
-  let metricsServer: Server | undefined;
+  const webhook = config.webhook;
+  const poller = webhook
+    ? undefined
+    : new Poller(
+        bot,
+        new RedisPollingTurn(redis, keys.pollingTurn, config.pollingLeaseMs),
+        {
+          leaseMs: config.pollingLeaseMs,
+          pollTimeoutSeconds: config.telegram.pollTimeoutSeconds,
+          allowedUpdates: ALLOWED_UPDATES,
+        },
+        logger,
+      );
+  let started = false;
+  const http =
+    config.http &&
+    new HttpServer({
+      ...config.http,
+      webhook: webhook && {
+        path: new URL(webhook.url).pathname,
+        secret: webhook.secret,
+        handle: (update) => bot.handleUpdate(update as Parameters<typeof bot.handleUpdate>[0]),
+        answerWithinMs: WEBHOOK_ANSWER_MS,
+      },
+      ready: () => started && (connection?.healthy ?? true),
+      metrics,
+      onRejected: (reason) => metrics.webhookRejections.inc({ reason }),
+      log: logger,
+    });
 
   /** Warns (or refuses to start) when Redis could lose or evict purchase records. */
   async function checkRedis(): Promise<void> {
@@ -217,35 +259,57 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     );
   }
 
+  /** Everything under way finishes; what still waits for the provider is handed over in time. */
+  async function drain(deadline: number): Promise<void> {
+    await poller?.stop();
+    await http?.drain();
+    const settling = Promise.all([running.drain(), reconciler.stop(), queue.close()]);
+    const handOverAt = deadline - HAND_OVER_BEFORE_END_MS;
+    await Promise.race([
+      settling,
+      sleep(Math.max(0, handOverAt - Date.now()), undefined, { ref: false }),
+    ]);
+    topups.windDown();
+    await settling;
+    await book.drain();
+  }
+
+  let stopping: Promise<void> | undefined;
+
   return {
     metrics,
     async start() {
-      if (config.metrics.port !== undefined) {
-        metricsServer = await metrics.serve(config.metrics.port, config.metrics.host);
-      }
+      await http?.listen();
       if (connection) {
         await connection.open();
         await checkRedis();
       }
       await bot.init();
       await registerCommands(bot.api, i18n);
-      runner = run(bot, {
-        runner: { fetch: { timeout: config.telegram.pollTimeoutSeconds } },
-      });
+      if (webhook) {
+        await bot.api.setWebhook(webhook.url, {
+          secret_token: webhook.secret,
+          allowed_updates: [...ALLOWED_UPDATES],
+        });
+      } else poller?.start();
       reconciler.start();
       queue.start();
-      logger.info({ username: bot.botInfo.username }, "bot started (long polling)");
+      started = true;
+      const mode = webhook ? "webhook" : "long polling";
+      const facts = { username: bot.botInfo.username, mode, port: http?.port, pid: process.pid };
+      logger.info(facts, "bot started");
     },
-    async stop() {
-      if (runner?.isRunning()) await runner.stop();
-      await running.drain();
-      await queue.close();
-      await reconciler.stop();
-      await book.drain();
-      await client.close();
-      await (connection ? connection.close() : redis.quit());
-      metricsServer?.close();
-      logger.info({}, "bot stopped");
+    stop() {
+      stopping ??= (async () => {
+        const deadline = Date.now() + config.shutdownGraceMs;
+        http?.stopTakingWork();
+        await drain(deadline);
+        await client.close();
+        await (connection ? connection.close() : redis.quit());
+        await http?.close();
+        logger.info({}, "bot stopped");
+      })();
+      return stopping;
     },
   };
 }

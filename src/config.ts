@@ -50,76 +50,8 @@ const flag = (fallback: boolean) =>
       .default(fallback),
   );
 
-const url = (what: string) =>
-  z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
-
-const environment = z.object({
-  BOT_TOKEN: required("the bot token from @BotFather").pipe(
-    z.string().regex(/^\d+:\S+$/, { error: "does not look like a bot token (<id>:<secret>)" }),
-  ),
-  TELEGRAM_API_ROOT: z.preprocess(
-    unsetIfEmpty,
-    url("the Telegram Bot API root").default("https://api.telegram.org"),
-  ),
-  PROVIDER_BASE_URL: required("the provider's base URL").pipe(url("the provider's base URL")),
-  PROVIDER_API_VERSION: z.preprocess(
-    unsetIfEmpty,
-    z
-      .enum(PROVIDER_API_VERSIONS, {
-        error: `must be one of ${PROVIDER_API_VERSIONS.join(", ")}`,
-      })
-      .default("v1.0.1"),
-  ),
-  PROVIDER_TOKEN: required("the provider's bearer token"),
-  PROVIDER_TIMEOUT_MS: wholeNumber(15_000, 100, 300_000, "milliseconds"),
-  PROVIDER_READ_RETRIES: wholeNumber(2, 0, 10, "retries"),
-  PROVIDER_MAX_CONNECTIONS: wholeNumber(64, 1, 1_024, "connections"),
-  CHECKOUT_TTL_SECONDS: wholeNumber(300, 1, 86_400, "seconds"),
-  PROVIDER_TIMEZONE: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .refine(isValidTimeZone, { error: "must be an IANA time zone name such as Asia/Kathmandu" })
-      .default("UTC"),
-  ),
-  CURRENCY: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^[A-Z]{3}$/, { error: "must be a three-letter ISO 4217 code such as NPR" })
-      .optional(),
-  ),
-  REDIS_URL: z.preprocess(
-    unsetIfEmpty,
-    z
-      .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })
-      .default("redis://127.0.0.1:6379"),
-  ),
-  ADMIN_USER_IDS: idList("Telegram user ids"),
-  SUPPORT_CHAT_IDS: idList("Telegram chat ids"),
-  REDIS_KEY_PREFIX: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^[\w:.-]{1,40}$/, { error: "must be 1-40 letters, digits or _ : . -" })
-      .default("topup:"),
-  ),
-  SESSION_IDLE_SECONDS: wholeNumber(1_800, 1, 604_800, "seconds"),
-  CHECKOUT_SAFETY_MARGIN_SECONDS: wholeNumber(30, 0, 3_600, "seconds"),
-  TOPUP_VERIFY_WINDOW_SECONDS: wholeNumber(120, 1, 3_600, "seconds"),
-  TOPUP_LOCK_SECONDS: wholeNumber(15, 1, 600, "seconds"),
-  RECONCILE_INTERVAL_SECONDS: wholeNumber(5, 1, 3_600, "seconds"),
-  TELEGRAM_RETRY_ATTEMPTS: wholeNumber(3, 0, 20, "attempts"),
-  TELEGRAM_POLL_TIMEOUT_SECONDS: wholeNumber(30, 0, 50, "seconds"),
-  BROADCAST_RATE: wholeNumber(25, 1, 1_000, "messages per second"),
-  BROADCAST_PROGRESS_SECONDS: wholeNumber(3, 1, 600, "seconds"),
-  BROADCAST_LOCK_SECONDS: wholeNumber(30, 1, 600, "seconds"),
-  REDIS_COMMAND_TIMEOUT_MS: wholeNumber(2_000, 50, 60_000, "milliseconds"),
-  REDIS_REQUIRE_DURABLE: flag(false),
-  PROVIDER_ALERT_AFTER: wholeNumber(5, 1, 1_000, "failed calls"),
-  PROVIDER_PROBE_SECONDS: wholeNumber(15, 1, 3_600, "seconds"),
-  ALERT_REPEAT_MINUTES: wholeNumber(30, 1, 10_080, "minutes"),
-  METRICS_PORT: z.preprocess(
+const port = () =>
+  z.preprocess(
     unsetIfEmpty,
     z
       .string()
@@ -127,16 +59,143 @@ const environment = z.object({
       .transform(Number)
       .pipe(z.number().min(1).max(65_535, { error: "must be a port number" }))
       .optional(),
-  ),
-  METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().default("127.0.0.1")),
-  LOG_LEVEL: z.preprocess(
-    unsetIfEmpty,
-    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
-  ),
-});
+  );
+
+const url = (what: string) =>
+  z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
+
+const environment = z
+  .object({
+    BOT_TOKEN: required("the bot token from @BotFather").pipe(
+      z.string().regex(/^\d+:\S+$/, { error: "does not look like a bot token (<id>:<secret>)" }),
+    ),
+    TELEGRAM_API_ROOT: z.preprocess(
+      unsetIfEmpty,
+      url("the Telegram Bot API root").default("https://api.telegram.org"),
+    ),
+    PROVIDER_BASE_URL: required("the provider's base URL").pipe(url("the provider's base URL")),
+    PROVIDER_API_VERSION: z.preprocess(
+      unsetIfEmpty,
+      z
+        .enum(PROVIDER_API_VERSIONS, {
+          error: `must be one of ${PROVIDER_API_VERSIONS.join(", ")}`,
+        })
+        .default("v1.0.1"),
+    ),
+    PROVIDER_TOKEN: required("the provider's bearer token"),
+    PROVIDER_TIMEOUT_MS: wholeNumber(15_000, 100, 300_000, "milliseconds"),
+    PROVIDER_READ_RETRIES: wholeNumber(2, 0, 10, "retries"),
+    PROVIDER_MAX_CONNECTIONS: wholeNumber(64, 1, 1_024, "connections"),
+    CHECKOUT_TTL_SECONDS: wholeNumber(300, 1, 86_400, "seconds"),
+    PROVIDER_TIMEZONE: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .refine(isValidTimeZone, { error: "must be an IANA time zone name such as Asia/Kathmandu" })
+        .default("UTC"),
+    ),
+    CURRENCY: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .regex(/^[A-Z]{3}$/, { error: "must be a three-letter ISO 4217 code such as NPR" })
+        .optional(),
+    ),
+    REDIS_URL: z.preprocess(
+      unsetIfEmpty,
+      z
+        .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })
+        .default("redis://127.0.0.1:6379"),
+    ),
+    ADMIN_USER_IDS: idList("Telegram user ids"),
+    SUPPORT_CHAT_IDS: idList("Telegram chat ids"),
+    REDIS_KEY_PREFIX: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .regex(/^[\w:.-]{1,40}$/, { error: "must be 1-40 letters, digits or _ : . -" })
+        .default("topup:"),
+    ),
+    SESSION_IDLE_SECONDS: wholeNumber(1_800, 1, 604_800, "seconds"),
+    CHECKOUT_SAFETY_MARGIN_SECONDS: wholeNumber(30, 0, 3_600, "seconds"),
+    TOPUP_VERIFY_WINDOW_SECONDS: wholeNumber(120, 1, 3_600, "seconds"),
+    TOPUP_LOCK_SECONDS: wholeNumber(15, 1, 600, "seconds"),
+    RECONCILE_INTERVAL_SECONDS: wholeNumber(5, 1, 3_600, "seconds"),
+    TELEGRAM_RETRY_ATTEMPTS: wholeNumber(3, 0, 20, "attempts"),
+    TELEGRAM_POLL_TIMEOUT_SECONDS: wholeNumber(30, 0, 50, "seconds"),
+    BROADCAST_RATE: wholeNumber(25, 1, 1_000, "messages per second"),
+    BROADCAST_PROGRESS_SECONDS: wholeNumber(3, 1, 600, "seconds"),
+    BROADCAST_LOCK_SECONDS: wholeNumber(30, 1, 600, "seconds"),
+    REDIS_COMMAND_TIMEOUT_MS: wholeNumber(2_000, 50, 60_000, "milliseconds"),
+    REDIS_REQUIRE_DURABLE: flag(false),
+    PROVIDER_ALERT_AFTER: wholeNumber(5, 1, 1_000, "failed calls"),
+    PROVIDER_PROBE_SECONDS: wholeNumber(15, 1, 3_600, "seconds"),
+    ALERT_REPEAT_MINUTES: wholeNumber(30, 1, 10_080, "minutes"),
+    WEBHOOK_URL: z.preprocess(
+      unsetIfEmpty,
+      z.url({ protocol: /^https?$/, error: "must be an https URL" }).optional(),
+    ),
+    WEBHOOK_SECRET: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,256}$/, {
+          error: "must be 1-256 characters of A-Z a-z 0-9 _ - (Telegram's rule)",
+        })
+        .optional(),
+    ),
+    HTTP_HOST: z.preprocess(unsetIfEmpty, z.string().optional()),
+    HTTP_PORT: port(),
+    METRICS_PORT: port(),
+    METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().optional()),
+    SHUTDOWN_GRACE_SECONDS: wholeNumber(25, 1, 3_600, "seconds"),
+    POLLING_LEASE_SECONDS: wholeNumber(10, 2, 300, "seconds"),
+    REDIS_SENTINELS: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .regex(/^\s*[^\s,:]+:\d+(\s*,\s*[^\s,:]+:\d+)*\s*$/, {
+          error: "must be a comma-separated list of host:port",
+        })
+        .transform((list) =>
+          list.split(",").map((entry) => {
+            const [host = "", portNumber = ""] = entry.trim().split(":");
+            return { host, port: Number(portNumber) };
+          }),
+        )
+        .optional(),
+    ),
+    REDIS_SENTINEL_NAME: z.preprocess(unsetIfEmpty, z.string().default("mymaster")),
+    LOOKUP_LIMIT: wholeNumber(20, 0, 10_000, "lookups"),
+    LOOKUP_LIMIT_MINUTES: wholeNumber(10, 1, 1_440, "minutes"),
+    FLOOD_LIMIT: wholeNumber(30, 1, 1_000, "updates"),
+    LOG_LEVEL: z.preprocess(
+      unsetIfEmpty,
+      z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
+    ),
+  })
+  .superRefine((e, context) => {
+    if (e.WEBHOOK_URL !== undefined && e.WEBHOOK_SECRET === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["WEBHOOK_SECRET"],
+        message: "required with WEBHOOK_URL (Telegram sends it back with every update)",
+      });
+    }
+  });
 
 /** The names of every variable the bot reads (the README's table lists exactly these). */
 export const CONFIG_VARIABLES = Object.keys(environment.shape);
+
+/**
+ * The one HTTP server (webhook, health, metrics). METRICS_PORT and METRICS_HOST are the older
+ * names of HTTP_PORT and HTTP_HOST; webhook mode needs the server, on 8080 unless told.
+ */
+function httpServer(e: z.output<typeof environment>) {
+  const port = e.HTTP_PORT ?? e.METRICS_PORT ?? (e.WEBHOOK_URL ? 8080 : undefined);
+  const host = e.HTTP_HOST ?? e.METRICS_HOST ?? "0.0.0.0";
+  return port === undefined ? undefined : { port, host };
+}
 
 const schema = environment.transform((e) => ({
   botToken: e.BOT_TOKEN,
@@ -157,6 +216,8 @@ const schema = environment.transform((e) => ({
     keyPrefix: e.REDIS_KEY_PREFIX,
     commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     requireDurable: e.REDIS_REQUIRE_DURABLE,
+    sentinels: e.REDIS_SENTINELS,
+    sentinelName: e.REDIS_SENTINEL_NAME,
   },
   providerHealth: {
     failuresToOpen: e.PROVIDER_ALERT_AFTER,
@@ -174,7 +235,18 @@ const schema = environment.transform((e) => ({
     retryAttempts: e.TELEGRAM_RETRY_ATTEMPTS,
     pollTimeoutSeconds: e.TELEGRAM_POLL_TIMEOUT_SECONDS,
   },
-  metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST },
+  http: httpServer(e),
+  webhook:
+    e.WEBHOOK_URL && e.WEBHOOK_SECRET
+      ? { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET }
+      : undefined,
+  shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
+  pollingLeaseMs: e.POLLING_LEASE_SECONDS * 1000,
+  limits: {
+    lookups: e.LOOKUP_LIMIT,
+    lookupWindowMs: e.LOOKUP_LIMIT_MINUTES * 60_000,
+    updatesPerWindow: e.FLOOD_LIMIT,
+  },
   broadcast: {
     ratePerSecond: e.BROADCAST_RATE,
     progressIntervalMs: e.BROADCAST_PROGRESS_SECONDS * 1000,

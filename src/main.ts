@@ -17,20 +17,38 @@ const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel);
 const app = createApp(config, logger);
 
+// SIGTERM (docker stop, Kubernetes, systemd) or SIGINT (Ctrl-C) drains the bot. npm and tsx
+// forward a signal again, and a terminal sends Ctrl-C to the whole group: a repeated signal
+// must neither cut the drain short nor start a second one, hence `on` and one promise.
 let stopping = false;
-const stop = async (signal: string) => {
-  if (stopping) return;
+const stop = (signal: string) => {
+  if (stopping) {
+    logger.info({ signal }, "already stopping");
+    return;
+  }
   stopping = true;
-  logger.info({ signal }, "stopping");
-  await app.stop();
-  process.exit(0);
+  logger.info({ signal, graceSeconds: config.shutdownGraceMs / 1000 }, "stopping");
+  const overdue = setTimeout(() => {
+    logger.error({}, "shutdown took longer than SHUTDOWN_GRACE_SECONDS: exiting anyway");
+    process.exit(1);
+  }, config.shutdownGraceMs);
+  overdue.unref();
+  app.stop().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      logger.error({ err: error }, "shutdown failed");
+      process.exit(1);
+    },
+  );
 };
-process.once("SIGINT", () => void stop("SIGINT"));
-process.once("SIGTERM", () => void stop("SIGTERM"));
+process.on("SIGINT", () => stop("SIGINT"));
+process.on("SIGTERM", () => stop("SIGTERM"));
 
 try {
   await app.start();
 } catch (error) {
+  // A start cut short by a signal ends through stop(), which exits.
+  if (stopping) await new Promise(() => undefined);
   logger.fatal({ err: error }, "could not start");
   process.exit(1);
 }

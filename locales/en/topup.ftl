@@ -125,6 +125,7 @@ button-retry = Try again
 still-checking = We could not reach the provider to confirm your payment yet. We will message you here as soon as we know. Please do not pay again in the meantime.
 purchase-rejected = The provider declined this top-up. Nothing was charged. If you contact support, please mention code <code>{ $code }</code>.
 purchase-busy = Another top-up is still being processed in this chat. Please wait for its result.
+lookup-limited = Too many attempts to find a customer. Please try again at { $time }.
 provider-unavailable = Sorry, the provider's service is not available right now. Nothing was charged. Please try again in a few minutes.
 topups-paused = Top-ups are paused for now: the provider is not accepting our requests. Our team has been told. Nothing was charged.
 purchase-interrupted = Sorry, your top-up could not be sent because of a problem on our side. <b>Nothing was charged.</b> Please try again.

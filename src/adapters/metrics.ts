@@ -1,7 +1,6 @@
-import { createServer, type Server } from "node:http";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry, Summary } from "prom-client";
 
-/** The bot's Prometheus metrics; served on METRICS_PORT when that is set. */
+/** The bot's Prometheus metrics, served at /metrics by the HTTP server when it runs. */
 export class Metrics {
   readonly registry = new Registry();
 
@@ -36,12 +35,50 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly reconciliations = new Counter({
+    name: "bot_reconciliations_total",
+    help: "Open purchases taken up by reconciliation (left by a stopped or crashed instance, or still unknown), by result",
+    labelNames: ["result"] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookRejections = new Counter({
+    name: "bot_webhook_rejections_total",
+    help: "Webhook requests refused, by reason (secret, stopping, malformed)",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
+
+  readonly redisErrors = new Counter({
+    name: "bot_redis_errors_total",
+    help: "Times Redis became unreachable, and commands that failed because of it",
+    registers: [this.registry],
+  });
+
+  readonly lookupsLimited = new Counter({
+    name: "bot_lookups_limited_total",
+    help: "Customer lookups refused because the user reached LOOKUP_LIMIT",
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Gauges read when scraped: whether Redis answers, whether the provider's circuit is open. */
-  watch(redisUp: () => boolean, providerState: () => string): void {
+  /** Gauges read when scraped: Redis up, the provider's circuit, the broadcast queue's depth. */
+  watch(
+    redisUp: () => boolean,
+    providerState: () => string,
+    queueDepth: () => Promise<number>,
+  ): void {
+    new Gauge({
+      name: "bot_broadcast_queue_depth",
+      help: "Broadcast jobs waiting, delayed or running",
+      registers: [this.registry],
+      async collect() {
+        this.set(await queueDepth().catch(() => Number.NaN));
+      },
+    });
     new Gauge({
       name: "bot_redis_up",
       help: "1 while Redis answers",
@@ -63,20 +100,11 @@ export class Metrics {
     });
   }
 
-  serve(port: number, host: string): Promise<Server> {
-    const server = createServer((request, response) => {
-      if (request.url !== "/metrics") {
-        response.writeHead(404).end();
-        return;
-      }
-      this.registry.metrics().then(
-        (body) => response.writeHead(200, { "content-type": this.registry.contentType }).end(body),
-        () => response.writeHead(500).end(),
-      );
-    });
-    return new Promise((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, host, () => resolve(server));
-    });
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
   }
 }

@@ -1,6 +1,7 @@
 // The bot: the middleware every update passes, then one Composer per feature.
 import type { VersionedState } from "@grammyjs/conversations";
 import { type ConversationData, conversations } from "@grammyjs/conversations";
+import { limit } from "@grammyjs/ratelimiter";
 import { sequentialize } from "@grammyjs/runner";
 import { Bot, type Context } from "grammy";
 import type { BotContext, FlowContext } from "./context.js";
@@ -27,12 +28,31 @@ export interface BotParts {
 
 type StoredFlow = VersionedState<ConversationData>;
 
+/** The updates the bot handles: asked for by getUpdates and setWebhook alike. */
+export const ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"] as const;
+
+/** FLOOD_LIMIT counts a user's updates over this window. */
+const FLOOD_WINDOW_MS = 10_000;
+
 export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   const { config } = deps;
   const bot = new Bot<BotContext>(config.botToken, { client: { apiRoot: config.telegramApiRoot } });
   configureApi(bot.api, config.telegram.retryAttempts);
   const purchases = new PurchaseRunner(deps, outcomes);
 
+  // A user flooding the bot is dropped here, in memory, before waiting for their chat's turn
+  // takes room that other users' updates need. Admins are not limited.
+  const admins = new Set(config.adminUserIds);
+  bot.use(
+    limit<BotContext, never>({
+      timeFrame: FLOOD_WINDOW_MS,
+      limit: config.limits.updatesPerWindow,
+      keyGenerator: (ctx) =>
+        ctx.from && !admins.has(ctx.from.id) ? String(ctx.from.id) : undefined,
+      onLimitExceeded: (ctx) =>
+        deps.logger.warn({ userId: ctx.from?.id }, "flood: a user's updates are dropped"),
+    }),
+  );
   // One chat's updates in order; different chats in parallel; /cancel at once.
   bot.use(
     sequentialize((ctx: Context) =>

@@ -3,6 +3,7 @@ import type { Logger } from "../adapters/logger.js";
 import type { Metrics } from "../adapters/metrics.js";
 import type { Config } from "../config.js";
 import type { BroadcastContent, BroadcastStore } from "../domain/broadcast.js";
+import type { LookupLimit } from "../domain/lookup-limit.js";
 import type { ProviderPort } from "../domain/ports.js";
 import type { PurchaseStore } from "../domain/purchase.js";
 import type { SubscriberStore } from "../domain/subscribers.js";
@@ -44,6 +45,8 @@ export interface BotDeps {
   cancels: CancelMarks;
   audit: AuditLog;
   lookupRefs: LookupRefStore;
+  /** How many customer lookups a subscriber may make (support and admins are not limited). */
+  lookupLimit: LookupLimit;
   subscribers: SubscriberStore;
   broadcasts: BroadcastStore;
   /** Hands a stored broadcast to the sending queue. */

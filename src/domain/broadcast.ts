@@ -104,7 +104,11 @@ export class BroadcastSender {
     private readonly log: Log,
   ) {}
 
-  async run(id: string): Promise<BroadcastCounts> {
+  /**
+   * Sends what is left of the broadcast. When `stop` is aborted (the process is shutting down)
+   * it stops before the next recipient and returns "paused": whoever runs it next resumes.
+   */
+  async run(id: string, stop?: AbortSignal): Promise<BroadcastCounts | "paused"> {
     const record = await this.store.get(id);
     if (!record) return { total: 0, sent: 0, failed: 0, blocked: 0, remaining: 0 };
     const recipients = await this.store.recipients(id);
@@ -116,6 +120,7 @@ export class BroadcastSender {
 
     for (const recipient of recipients) {
       if (progress.has(recipient.id)) continue;
+      if (stop?.aborted) return "paused";
       if (await this.store.isCancelled(id)) {
         cancelled = true;
         break;
@@ -125,7 +130,7 @@ export class BroadcastSender {
       let result: DeliveryResult;
       for (;;) {
         const wait = nextSendAt - Date.now();
-        if (wait > 0) await sleep(wait);
+        if (wait > 0) await sleep(wait, undefined, { signal: stop }).catch(() => undefined);
         nextSendAt = Math.max(Date.now(), nextSendAt) + interval;
         result = await this.ports.deliver(recipient, record.content);
         if (typeof result === "string") break;

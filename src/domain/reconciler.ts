@@ -18,6 +18,8 @@ export interface ReconcilerOptions {
   lockTtlMs: number;
   /** A failure that says itself elsewhere (the store being away): logged without a stack. */
   isTransient?(error: unknown): boolean;
+  /** Counts what the passes did (metrics). */
+  onResult?(result: "resolved" | "told"): void;
 }
 
 export class Reconciler {
@@ -50,10 +52,14 @@ export class Reconciler {
   async runOnce(): Promise<number> {
     let looked = 0;
     for (const id of await this.book.store.due(this.now())) {
-      if (await this.topups.resolve(id)) looked++;
+      if (!(await this.topups.resolve(id))) continue;
+      looked++;
+      this.options.onResult?.("resolved");
     }
     for (const id of await this.book.store.untold()) {
-      if (await this.tellHeld(id)) looked++;
+      if (!(await this.tellHeld(id))) continue;
+      looked++;
+      this.options.onResult?.("told");
     }
     return looked;
   }

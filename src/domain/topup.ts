@@ -69,6 +69,8 @@ export interface BuyerGuard {
 type Lookup = { found: TransactionState } | { found: null; known: boolean };
 
 export class TopupService {
+  private readonly windingDown = new AbortController();
+
   constructor(
     private readonly provider: ProviderPort,
     private readonly book: PurchaseBook,
@@ -78,6 +80,14 @@ export class TopupService {
     private readonly log: Log,
     private readonly now: Clock = Date.now,
   ) {}
+
+  /**
+   * Shutting down: purchases stop waiting for an answer and record what they know, so that
+   * another instance (or the next start) finishes them at once. Nothing is sent twice.
+   */
+  windDown(): void {
+    this.windingDown.abort();
+  }
 
   async purchase(intent: PurchaseIntent, hooks: PurchaseHooks = {}): Promise<PurchaseOutcome> {
     const purchase = this.newPurchase(intent);
@@ -160,15 +170,19 @@ export class TopupService {
     await this.write(purchase);
     sent.before = true;
     try {
-      const transaction = await this.provider.topup({
-        cuid: purchase.customer.cuid,
-        service: purchase.connection.service,
-        connectionId: purchase.connection.id,
-        checkoutId: checkout.id,
-        bouquetCode: purchase.bouquet.code,
-        amount: purchase.bouquet.price,
-        reference: purchase.reference ?? undefined,
-      });
+      const transaction = await this.provider.topup(
+        {
+          cuid: purchase.customer.cuid,
+          service: purchase.connection.service,
+          connectionId: purchase.connection.id,
+          checkoutId: checkout.id,
+          bouquetCode: purchase.bouquet.code,
+          amount: purchase.bouquet.price,
+          reference: purchase.reference ?? undefined,
+          // A shutdown's hand-over stops waiting: the outcome is then unknown and looked up.
+        },
+        this.windingDown.signal,
+      );
       const verified = await this.lookup(purchase);
       if (!verified.found) {
         this.log.warn({ purchaseId: purchase.id }, "top-up succeeded but txn-status lags");
@@ -225,12 +239,13 @@ export class TopupService {
     const deadline = this.now() + this.options.verifyWindowMs;
     let delay = this.options.verifyFirstDelayMs;
     let known = false;
+    const stop = this.windingDown.signal;
     for (;;) {
       const lookup = await this.lookup(purchase);
       if (lookup.found) return this.settleFound(purchase, lookup.found);
       known = lookup.known;
-      if (this.now() + delay > deadline) break;
-      await sleep(delay);
+      if (this.now() + delay > deadline || stop.aborted) break;
+      await sleep(delay, undefined, { signal: stop }).catch(() => undefined);
       delay = Math.min(delay * 2, this.options.verifyMaxDelayMs);
     }
     if (known && this.tokenExpired(purchase)) {
@@ -245,9 +260,9 @@ export class TopupService {
    */
   private stillUnknown(purchase: Purchase, absent: boolean): Promise<Purchase> {
     const expiresAt = (purchase.checkout?.issuedAt ?? 0) + this.tokenLifetimeMs();
-    const dueAt = absent
-      ? Math.max(expiresAt, this.now() + 1_000)
-      : this.now() + this.options.recheckMaxMs;
+    // Handed over at once by a process that is shutting down.
+    const recheck = this.windingDown.signal.aborted ? 0 : this.options.recheckMaxMs;
+    const dueAt = absent ? Math.max(expiresAt, this.now() + 1_000) : this.now() + recheck;
     return this.settle(purchase, "unknown", {}, dueAt);
   }
 

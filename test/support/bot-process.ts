@@ -3,6 +3,7 @@ import { createSandbox, type Sandbox, type SandboxOptions } from "../../tools/sa
 import {
   createTelegramEmulator,
   type TelegramEmulator,
+  type TelegramEmulatorOptions,
 } from "../../tools/telegram-emulator/index.js";
 import { TEST_REDIS_URL, testRedis } from "./redis.js";
 import { BOT_TOKEN, PROVIDER_TOKEN } from "./stack.js";
@@ -21,8 +22,12 @@ export interface ProcessStack {
   emulator: TelegramEmulator;
   /** REDIS_KEY_PREFIX of the bots. */
   prefix: string;
-  /** Starts one bot process with these variables on top of the stack's own. */
-  startBot(env?: Record<string, string>): BotProcess;
+  /**
+   * Starts one bot process with these variables on top of the stack's own: `node` on
+   * src/main.ts, or `npm start` in a process group of its own (signals then go to the group,
+   * as a terminal's Ctrl-C or a supervisor's stop do).
+   */
+  startBot(env?: Record<string, string>, how?: { viaNpm?: boolean }): BotProcess;
   /** Kills every bot process still running, then closes the rest. */
   stop(): Promise<void>;
 }
@@ -31,6 +36,7 @@ export interface ProcessStackOptions {
   /** A Redis of the test's own (see redis-server.ts); the shared one otherwise. */
   redisUrl?: string;
   sandbox?: SandboxOptions;
+  emulator?: Omit<TelegramEmulatorOptions, "bots">;
 }
 
 /** The environment a bot process needs to talk to this emulator, sandbox and Redis prefix. */
@@ -57,21 +63,28 @@ export async function startProcessStack(
   options: ProcessStackOptions = {},
 ): Promise<ProcessStack> {
   const sandbox = await createSandbox({ token: PROVIDER_TOKEN, ...options.sandbox });
-  const emulator = await createTelegramEmulator({ bots: [{ token: BOT_TOKEN }] });
+  const emulator = await createTelegramEmulator({
+    ...options.emulator,
+    bots: [{ token: BOT_TOKEN }],
+  });
   const store = testRedis(name);
   const processes: ChildProcess[] = [];
   return {
     sandbox,
     emulator,
     prefix: store.prefix,
-    startBot(env = {}) {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    startBot(env = {}, how = {}) {
+      const [command, args] = how.viaNpm
+        ? ["npm", ["start", "--silent"]]
+        : [process.execPath, ["--import", "tsx", "src/main.ts"]];
+      const child = spawn(command, args, {
         env: {
           ...botEnvironment(emulator, sandbox, store.prefix, options.redisUrl),
           LOG_LEVEL: "warn",
           ...env,
         },
         stdio: ["ignore", "pipe", "pipe"],
+        detached: how.viaNpm === true,
       });
       processes.push(child);
       let output = "";
@@ -93,7 +106,9 @@ export async function startProcessStack(
           .filter((child) => child.exitCode === null && child.signalCode === null)
           .map((child) => {
             const exited = new Promise((resolve) => child.once("exit", resolve));
-            child.kill("SIGTERM");
+            // A process group of its own (npm start) is stopped as a whole.
+            if (child.spawnargs[0] === "npm" && child.pid) process.kill(-child.pid, "SIGTERM");
+            else child.kill("SIGTERM");
             return exited;
           }),
       );

@@ -1,9 +1,9 @@
 // A redis-server of the test's own, on a free port, for tests that stop, pause or restart
 // Redis: the shared one on 6379 is never touched. Stopped by its PID.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
+import { freePort } from "./ports.js";
 
 export interface OwnRedis {
   readonly url: string;
@@ -17,15 +17,6 @@ export interface OwnRedis {
   /** A new server on the same port (after kill()). */
   start(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Whether a Redis answers at this URL. */

@@ -36,6 +36,49 @@ describe("loadConfig", () => {
     expect(config.currency).toBeUndefined();
   });
 
+  it("webhook mode: the secret is required and follows Telegram's rule; the server on 8080", () => {
+    const url = "https://bot.example/telegram/webhook";
+    expect(problemsOf({ ...valid, WEBHOOK_URL: url })).toEqual([
+      expect.stringMatching(/^WEBHOOK_SECRET: required with WEBHOOK_URL/),
+    ]);
+    expect(problemsOf({ ...valid, WEBHOOK_URL: url, WEBHOOK_SECRET: "has space" })[0]).toMatch(
+      /^WEBHOOK_SECRET: must be 1-256 characters/,
+    );
+    expect(
+      problemsOf({ ...valid, WEBHOOK_URL: url, WEBHOOK_SECRET: "x".repeat(257) }),
+    ).toHaveLength(1);
+    const config = loadConfig({ ...valid, WEBHOOK_URL: url, WEBHOOK_SECRET: "Ab_9-z" });
+    expect(config.webhook).toEqual({ url, secret: "Ab_9-z" });
+    expect(config.http).toEqual({ port: 8080, host: "0.0.0.0" });
+    expect(config.shutdownGraceMs).toBe(25_000);
+  });
+
+  it("polling mode: the HTTP server only when a port is given (METRICS_PORT is its older name)", () => {
+    expect(loadConfig(valid).http).toBeUndefined();
+    expect(loadConfig(valid).webhook).toBeUndefined();
+    expect(loadConfig({ ...valid, HTTP_PORT: "9000" }).http).toEqual({
+      port: 9000,
+      host: "0.0.0.0",
+    });
+    expect(loadConfig({ ...valid, METRICS_PORT: "9100", METRICS_HOST: "127.0.0.1" }).http).toEqual({
+      port: 9100,
+      host: "127.0.0.1",
+    });
+    expect(
+      loadConfig({ ...valid, HTTP_PORT: "9000", HTTP_HOST: "::", METRICS_PORT: "9100" }).http,
+    ).toEqual({ port: 9000, host: "::" });
+  });
+
+  it("Sentinel: a list of host:port and the master's name", () => {
+    const config = loadConfig({ ...valid, REDIS_SENTINELS: "s1:26379, 10.0.0.2:26380" });
+    expect(config.redis.sentinels).toEqual([
+      { host: "s1", port: 26379 },
+      { host: "10.0.0.2", port: 26380 },
+    ]);
+    expect(config.redis.sentinelName).toBe("mymaster");
+    expect(problemsOf({ ...valid, REDIS_SENTINELS: "s1" })[0]).toMatch(/^REDIS_SENTINELS:/);
+  });
+
   it("parses lists and explicit values", () => {
     const config = loadConfig({
       ...valid,

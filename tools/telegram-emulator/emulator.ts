@@ -2,10 +2,11 @@
 // talks to over HTTP (`client.apiRoot`), plus the handles tests and the playground use to
 // act as users, inject updates and faults, and look at what the bot did.
 
-import type { Update } from "grammy/types";
+import type { Update, WebhookInfo } from "grammy/types";
 import { ChatUser, GroupDriver } from "./driver.js";
 import { setBlocked } from "./membership.js";
 import { findMethod } from "./methods/registry.js";
+import { webhookInfoOf } from "./methods/webhook.js";
 import { startServer } from "./server.js";
 import type {
   ApiCall,
@@ -20,6 +21,7 @@ import type {
   TelegramEmulatorOptions,
   UpdateInput,
   UserSpec,
+  WebhookDelivery,
 } from "./types.js";
 import { World } from "./world.js";
 
@@ -42,6 +44,10 @@ export interface TelegramEmulator {
   /** Every message of a chat, deleted ones included, oldest first. */
   messages(chatId: number, bot?: BotRef): StoredMessage[];
   file(fileId: string): StoredFile | undefined;
+  /** Every POST made to a webhook, oldest first. */
+  webhookDeliveries(): WebhookDelivery[];
+  /** What getWebhookInfo answers for the bot. */
+  webhookInfo(bot?: BotRef): WebhookInfo;
   /** Returns the unsubscribe function. */
   onEvent(listener: (event: EmulatorEvent) => void): () => void;
 }
@@ -49,12 +55,15 @@ export interface TelegramEmulator {
 export async function createTelegramEmulator(
   options: TelegramEmulatorOptions = {},
 ): Promise<TelegramEmulator> {
-  const world = new World(options.bots ?? [], options.floodLimit);
+  const world = new World(options.bots ?? [], options.floodLimit, options.webhook);
   const server = await startServer(world, options.host ?? "127.0.0.1", options.port ?? 0);
 
   return {
     apiRoot: server.apiRoot,
-    close: () => server.close(),
+    close: () => {
+      for (const bot of world.bots.values()) bot.webhook?.stop();
+      return server.close();
+    },
 
     user(spec, driverOptions = {}) {
       world.upsertUser(spec);
@@ -89,6 +98,8 @@ export async function createTelegramEmulator(
 
     messages: (chatId, bot) => world.chatLog(world.resolveBot(bot), chatId)?.list() ?? [],
     file: (fileId) => world.files.get(fileId),
+    webhookDeliveries: () => [...world.webhookDeliveries],
+    webhookInfo: (bot) => webhookInfoOf(world.resolveBot(bot)),
     onEvent: (listener) => world.subscribe(listener),
   };
 }

@@ -11,6 +11,27 @@ export interface TelegramEmulatorOptions {
   /** Bots known before they call; any `<digits>:<secret>` token becomes a bot on first use anyway. */
   bots?: BotSpec[];
   floodLimit?: FloodLimit;
+  /** How webhook POSTs are timed out and retried (Telegram's own are slower). */
+  webhook?: WebhookTiming;
+}
+
+export interface WebhookTiming {
+  /** A POST without an answer this long is a failed attempt (default 10 000). */
+  timeoutMs?: number;
+  /** Wait before the same update is posted again (default 1 000). */
+  retryDelayMs?: number;
+  /** Attempts per update before it is dropped (default 5). */
+  maxAttempts?: number;
+}
+
+/** One POST of an update to a bot's webhook. */
+export interface WebhookDelivery {
+  updateId: number;
+  attempt: number;
+  /** The HTTP status; undefined when there was no answer (refused, timed out). */
+  status: number | undefined;
+  error?: string;
+  time: Date;
 }
 
 export interface BotSpec {

@@ -1,5 +1,6 @@
 // One bot's pending updates and the long-polling getUpdates waiting for them. Updates stay
-// queued until a later getUpdates confirms them with a higher offset, as on Telegram.
+// queued until a later getUpdates confirms them with a higher offset, as on Telegram; with a
+// webhook set, until the webhook answered their POST (webhook-delivery.ts takes them).
 
 import type { Update } from "grammy/types";
 import { ApiError } from "./api-error.js";
@@ -10,11 +11,13 @@ const EXCLUDED_BY_DEFAULT = new Set(["chat_member", "message_reaction", "message
 
 const MAX_LIMIT = 100;
 
-interface QueuedUpdate {
+export interface QueuedUpdate {
   update: Update;
   /** Injected updates are delivered at least once even when their id is below the offset. */
   injected: boolean;
   delivered: boolean;
+  /** Being posted to the webhook (or waiting to be posted again). */
+  posting?: boolean;
 }
 
 interface WaitingPoll {
@@ -37,6 +40,8 @@ export class UpdateQueue {
   private allowed: ReadonlySet<string> | undefined;
   private waiting: WaitingPoll | undefined;
   private flushScheduled = false;
+  /** Told when updates were queued (the webhook delivery). */
+  onQueued: (() => void) | undefined;
 
   /** Queues a new update; undefined when allowed_updates filters it out. */
   push(content: Omit<Update, "update_id">): Update | undefined {
@@ -57,10 +62,7 @@ export class UpdateQueue {
 
   async poll(request: PollRequest): Promise<Update[]> {
     this.confirm(request.offset);
-    if (request.allowedUpdates) {
-      this.allowed =
-        request.allowedUpdates.length > 0 ? new Set(request.allowedUpdates) : undefined;
-    }
+    if (request.allowedUpdates) this.allow(request.allowedUpdates);
     this.waiting?.fail(
       new ApiError(
         409,
@@ -97,9 +99,31 @@ export class UpdateQueue {
     });
   }
 
-  /** deleteWebhook's drop_pending_updates. */
+  /** allowed_updates of getUpdates or setWebhook; an empty list means the default set. */
+  allow(types: string[]): void {
+    this.allowed = types.length > 0 ? new Set(types) : undefined;
+  }
+
+  /** deleteWebhook's and setWebhook's drop_pending_updates. */
   dropPending(): void {
     this.queued.length = 0;
+  }
+
+  get pendingCount(): number {
+    return this.queued.length;
+  }
+
+  /** The oldest update not being posted, now being posted. */
+  takeForWebhook(): QueuedUpdate | undefined {
+    const entry = this.queued.find((candidate) => !candidate.posting);
+    if (entry) entry.posting = true;
+    return entry;
+  }
+
+  /** A webhook answered 2xx (or gave up on): gone from the queue. */
+  remove(entry: QueuedUpdate): void {
+    const index = this.queued.indexOf(entry);
+    if (index >= 0) this.queued.splice(index, 1);
   }
 
   /** Answers a waiting getUpdates at once (with whatever is queued). */
@@ -123,6 +147,7 @@ export class UpdateQueue {
     setImmediate(() => {
       this.flushScheduled = false;
       if (this.queued.length > 0) this.waiting?.deliver();
+      this.onQueued?.();
     });
   }
 

@@ -20,8 +20,11 @@ import type {
   StoredMessage,
   UpdateInput,
   UserSpec,
+  WebhookDelivery,
+  WebhookTiming,
 } from "./types.js";
 import { UpdateQueue } from "./update-queue.js";
+import { WEBHOOK_DEFAULTS, type Webhook } from "./webhook-delivery.js";
 
 const TOKEN = /^(\d+):([A-Za-z0-9_-]+)$/;
 
@@ -36,6 +39,8 @@ export interface BotState {
   readonly blockedBy: Set<number>;
   readonly callbackQueries: Map<string, CallbackQueryState>;
   readonly chats: Map<number, ChatLog>;
+  /** Set by setWebhook: updates are then posted, and getUpdates is refused. */
+  webhook: Webhook | undefined;
 }
 
 interface CallbackQueryState {
@@ -67,12 +72,15 @@ export class World {
   readonly calls: ApiCall[] = [];
   readonly files = new Map<string, StoredFile>();
   readonly failures = new ForcedFailures();
+  readonly webhookDeliveries: WebhookDelivery[] = [];
+  readonly webhookTiming: Required<WebhookTiming>;
   private currentFloodLimit: FloodLimit | undefined;
   private readonly listeners = new Set<(event: EmulatorEvent) => void>();
   private sequence = 0;
 
-  constructor(bots: BotSpec[], floodLimit: FloodLimit | undefined) {
+  constructor(bots: BotSpec[], floodLimit: FloodLimit | undefined, webhook: WebhookTiming = {}) {
     this.floodLimit = floodLimit;
+    this.webhookTiming = { ...WEBHOOK_DEFAULTS, ...webhook };
     for (const spec of bots) {
       if (!this.botForToken(spec.token, spec)) throw new Error(`Invalid bot token "${spec.token}"`);
     }
@@ -125,6 +133,7 @@ export class World {
       blockedBy: new Set(),
       callbackQueries: new Map(),
       chats: new Map(),
+      webhook: undefined,
     };
     this.bots.set(id, bot);
     return bot;

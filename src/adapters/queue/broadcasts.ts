@@ -1,7 +1,8 @@
-import { Queue, Worker } from "bullmq";
+import { DelayedError, type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { BroadcastSender } from "../../domain/broadcast.js";
 import type { Log } from "../../domain/ports.js";
+import { type RedisTarget, redisOptions } from "../redis/options.js";
 
 const QUEUE = "broadcasts";
 
@@ -9,6 +10,8 @@ const QUEUE = "broadcasts";
 export interface BroadcastRunner {
   start(): void;
   enqueue(id: string): Promise<void>;
+  /** Broadcasts waiting or being sent. */
+  depth(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -22,16 +25,17 @@ export class BroadcastQueue implements BroadcastRunner {
   private readonly connection: Redis;
   private readonly queue: Queue;
   private worker: Worker | undefined;
+  private readonly stopping = new AbortController();
 
   constructor(
-    redisUrl: string,
+    target: RedisTarget,
     private readonly prefix: string,
     private readonly sender: BroadcastSender,
     private readonly lockMs: number,
     private readonly log: Log,
   ) {
     // BullMQ needs a connection that never gives up on a command.
-    this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    this.connection = new Redis(redisOptions(target, { maxRetriesPerRequest: null }));
     this.connection.on("error", this.quiet);
     this.queue = new Queue(QUEUE, { connection: this.connection, prefix });
     this.queue.on("error", this.quiet);
@@ -41,7 +45,7 @@ export class BroadcastQueue implements BroadcastRunner {
     this.log.debug({ reason: error.message }, "broadcast queue cannot reach Redis");
 
   start(): void {
-    this.worker = new Worker(QUEUE, (job) => this.sender.run(job.data.id as string), {
+    this.worker = new Worker(QUEUE, (job, token) => this.process(job, token), {
       connection: this.connection,
       prefix: this.prefix,
       concurrency: 1,
@@ -55,6 +59,14 @@ export class BroadcastQueue implements BroadcastRunner {
     );
   }
 
+  /** A broadcast paused by a shutdown goes back to the queue at once, for any replica. */
+  private async process(job: Job, token: string | undefined): Promise<void> {
+    const result = await this.sender.run(job.data.id as string, this.stopping.signal);
+    if (result !== "paused") return;
+    await job.moveToDelayed(Date.now(), token);
+    throw new DelayedError();
+  }
+
   async enqueue(id: string): Promise<void> {
     await this.queue.add(
       "send",
@@ -63,7 +75,14 @@ export class BroadcastQueue implements BroadcastRunner {
     );
   }
 
+  async depth(): Promise<number> {
+    const counts = await this.queue.getJobCounts("waiting", "delayed", "active", "prioritized");
+    return Object.values(counts).reduce((sum, count) => sum + count, 0);
+  }
+
+  /** Queued jobs stay for the next worker; the running one pauses after its current message. */
   async close(): Promise<void> {
+    this.stopping.abort();
     await this.worker?.close();
     await this.queue.close();
     this.connection.disconnect();
@@ -92,6 +111,10 @@ export class InProcessBroadcasts implements BroadcastRunner {
       )
       .finally(() => this.running.delete(task));
     this.running.add(task);
+  }
+
+  async depth(): Promise<number> {
+    return this.running.size;
   }
 
   async close(): Promise<void> {

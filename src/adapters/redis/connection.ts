@@ -4,12 +4,15 @@
 // outage. Losing Redis is logged once, coming back once: no error per reconnection attempt.
 import { Redis, type RedisOptions } from "ioredis";
 import type { Log } from "../../domain/ports.js";
+import { type RedisTarget, redisOptions } from "./options.js";
 
 export interface RedisConnectionOptions {
   commandTimeoutMs: number;
   log: Log;
   /** How often an idle connection is probed, so that a Redis that stopped answering is noticed. */
   probeMs?: number;
+  /** Called when Redis becomes unreachable, and for every command that failed for want of it. */
+  onError?(): void;
 }
 
 /** Errors that mean "Redis cannot be reached", as opposed to a bug in a command. */
@@ -23,18 +26,20 @@ export class RedisConnection {
   private probe: NodeJS.Timeout | undefined;
 
   constructor(
-    url: string,
+    target: RedisTarget,
     private readonly options: RedisConnectionOptions,
     extra: RedisOptions = {},
   ) {
-    this.redis = new Redis(url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: options.commandTimeoutMs,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-      lazyConnect: true,
-      ...extra,
-    });
+    this.redis = new Redis(
+      redisOptions(target, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        commandTimeout: options.commandTimeoutMs,
+        retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+        lazyConnect: true,
+        ...extra,
+      }),
+    );
     this.redis.on("ready", () => this.mark(true));
     this.redis.on("error", (error) => this.mark(false, error));
     this.redis.on("close", () => this.mark(false));
@@ -50,7 +55,10 @@ export class RedisConnection {
    * briefly); such a failure marks Redis unreachable until it answers again.
    */
   isUnreachable(error: unknown): boolean {
-    if (error instanceof Error && UNREACHABLE.test(error.message)) this.mark(false, error);
+    if (error instanceof Error && UNREACHABLE.test(error.message)) {
+      this.options.onError?.();
+      this.mark(false, error);
+    }
     return !this.healthy;
   }
 
@@ -81,8 +89,12 @@ export class RedisConnection {
   private mark(up: boolean, error?: unknown): void {
     if (up === this.up || this.closing) return;
     this.up = up;
-    if (up) this.options.log.info({}, "Redis is reachable");
-    else this.options.log.error({ reason: reasonOf(error) }, "Redis is unreachable");
+    if (up) {
+      this.options.log.info({}, "Redis is reachable");
+      return;
+    }
+    this.options.log.error({ reason: reasonOf(error) }, "Redis is unreachable");
+    this.options.onError?.();
   }
 }
 

@@ -37,6 +37,10 @@ export function redisKeys(prefix: string) {
     broadcastRecipients: (id: string) => `${prefix}broadcast:${id}:recipients`,
     broadcastProgress: (id: string) => `${prefix}broadcast:${id}:progress`,
     broadcastsRunning: `${prefix}broadcasts:running`,
+    /** Which instance polls Telegram (polling mode). */
+    pollingTurn: `${prefix}polling-turn`,
+    /** Customer lookups a user made in the current window (LOOKUP_LIMIT). */
+    lookups: (userId: number) => `${prefix}lookups:${userId}`,
     /** Prefix of BullMQ's own keys. */
     queuePrefix: `${prefix}bull`,
   };

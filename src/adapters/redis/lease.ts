@@ -16,7 +16,8 @@ if redis.call("GET", KEYS[1]) == ARGV[1] then
   return 1
 end
 return 0`;
-const RELEASE = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`;
+/** Deletes KEYS[1] when it still holds ARGV[1]: a lease is given back by its holder only. */
+export const RELEASE = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`;
 
 /** A sorted set in which the leased work's member is due when the lease would lapse. */
 export interface DueIndex {

@@ -12,6 +12,7 @@ export class ValueFormatter {
   private readonly money = new Map<number, Intl.NumberFormat>();
   private readonly date: Intl.DateTimeFormat;
   private readonly dateTime: Intl.DateTimeFormat;
+  private readonly time: Intl.DateTimeFormat;
   private readonly intlLocale: string;
 
   constructor(
@@ -26,6 +27,12 @@ export class ValueFormatter {
       timeStyle: "short",
       timeZone,
     });
+    this.time = new Intl.DateTimeFormat(this.intlLocale, { timeStyle: "short", timeZone });
+  }
+
+  /** The time of day ("14:05"), for "try again at". */
+  clock(at: number): string {
+    return this.time.format(at);
   }
 
   /** Exactly what is charged: two decimals at least, every decimal it has, never rounded. */

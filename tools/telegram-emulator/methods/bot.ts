@@ -1,8 +1,8 @@
-// The bot's own methods: getMe, getUpdates, deleteWebhook, the command lists, and the
+// The bot's own methods: getMe, getUpdates, the command lists, and the
 // profile settings the emulator only acknowledges.
 
 import type { BotCommand, BotCommandScope, Update, UserFromGetMe } from "grammy/types";
-import { badRequest } from "../api-error.js";
+import { ApiError, badRequest } from "../api-error.js";
 import { characterCount } from "../formatted-text.js";
 import type { MethodCall } from "./method-call.js";
 
@@ -23,6 +23,12 @@ export function getMe({ bot }: MethodCall): UserFromGetMe {
 }
 
 export function getUpdates({ bot, params, signal }: MethodCall): Promise<Update[]> {
+  if (bot.webhook) {
+    throw new ApiError(
+      409,
+      "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+    );
+  }
   const allowed = params.json("allowed_updates");
   if (allowed !== undefined && !isStringArray(allowed)) {
     throw badRequest("can't parse allowed_updates JSON array");
@@ -34,11 +40,6 @@ export function getUpdates({ bot, params, signal }: MethodCall): Promise<Update[
     allowedUpdates: allowed,
     signal,
   });
-}
-
-export function deleteWebhook({ bot, params }: MethodCall): true {
-  if (params.boolean("drop_pending_updates")) bot.updates.dropPending();
-  return true;
 }
 
 export function setMyCommands(call: MethodCall): true {
@@ -101,6 +102,6 @@ function readScope({ world, params }: MethodCall): BotCommandScope {
   return { type, chat_id: chatId, user_id };
 }
 
-function isStringArray(value: unknown): value is string[] {
+export function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === "string");
 }

@@ -4,7 +4,6 @@
 import {
   acknowledge,
   deleteMyCommands,
-  deleteWebhook,
   getMe,
   getMyCommands,
   getUpdates,
@@ -20,11 +19,14 @@ import {
 } from "./edit.js";
 import type { MethodHandler } from "./method-call.js";
 import { copyMessage, forwardMessage, sendChatAction, sendMessage, sendPhoto } from "./send.js";
+import { deleteWebhook, getWebhookInfo, setWebhook } from "./webhook.js";
 
 const METHODS: Record<string, MethodHandler> = {
   getMe,
   getUpdates,
+  setWebhook,
   deleteWebhook,
+  getWebhookInfo,
   setMyCommands,
   getMyCommands,
   deleteMyCommands,

@@ -22,7 +22,10 @@ const failureKey = (failure: ReadFailure) =>
   failure === "unauthorized" ? "topups-paused" : "provider-unavailable";
 
 type Failure = { kind: "failed"; failure: ReadFailure };
-type Lookup = { kind: "found"; info: CustomerInfo } | Failure;
+type Lookup =
+  | { kind: "found"; info: CustomerInfo }
+  | { kind: "limited"; retryAt: number }
+  | Failure;
 type Loaded = { kind: "loaded"; journey: Journey } | Failure;
 
 const isConnectionButton = (data: string) => topupButtons.decode(data)?.kind === "connection";
@@ -32,7 +35,12 @@ const typedConnection = (connections: Connection[], text: string | undefined) =>
   connections.find((c) => c.id.toLowerCase() === text?.trim().toLowerCase());
 
 export function createIdentify(deps: BotDeps) {
-  async function lookup(code: string): Promise<Lookup> {
+  async function lookup(userId: number, code: string): Promise<Lookup> {
+    const allowance = await deps.lookupLimit.take(userId);
+    if (!allowance.allowed) {
+      deps.metrics.lookupsLimited.inc();
+      return { kind: "limited", retryAt: allowance.retryAt };
+    }
     const found = await ask(() => deps.provider.getCustomer(code), deps.logger, "customer lookup");
     return found.ok
       ? { kind: "found", info: found.value }
@@ -116,8 +124,16 @@ export function createIdentify(deps: BotDeps) {
         await current.reply(t("code-invalid"));
         continue;
       }
-      const found = await providerStep(conversation, () => lookup(check.code));
+      const userId = current.from?.id ?? 0;
+      const found = await providerStep(conversation, () => lookup(userId, check.code));
       if (found === "cancelled") return;
+      if (found.kind === "limited") {
+        const time = deps.formatter(locale).clock(found.retryAt);
+        await current.reply(t("lookup-limited", { time }), {
+          reply_markup: { remove_keyboard: true },
+        });
+        return;
+      }
       if (found.kind === "failed" && found.failure === "not-found") {
         await current.reply(t("customer-not-found", { code: escapeHtml(check.code) }));
         continue;

@@ -1,0 +1,160 @@
+// Graceful shutdown of real bot processes: however the bot was started and however many
+// signals arrive, readiness turns 503 at once, the purchase under way finishes and its receipt
+// is sent, and the process exits 0 within SHUTDOWN_GRACE_SECONDS.
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChatUser } from "../../tools/telegram-emulator/index.js";
+import { type BotProcess, type ProcessStack, startProcessStack } from "../support/bot-process.js";
+import { expectReply } from "../support/chat.js";
+import { freePort } from "../support/ports.js";
+import { type OwnRedis, startOwnRedis } from "../support/redis-server.js";
+
+async function status(port: number, path: string): Promise<number> {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}${path}`)).status;
+  } catch {
+    return 0;
+  }
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await sleep(50);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Sends every signal, in order, a little apart. */
+function signal(bot: BotProcess, signals: NodeJS.Signals[], group: boolean): void {
+  const pid = bot.child.pid as number;
+  signals.forEach((name, index) => {
+    setTimeout(() => {
+      try {
+        process.kill(group ? -pid : pid, name);
+      } catch {
+        // Already gone.
+      }
+    }, index * 150);
+  });
+}
+
+describe("graceful shutdown", () => {
+  let stack: ProcessStack;
+  beforeAll(async () => {
+    stack = await startProcessStack("shutdown");
+  });
+  afterAll(() => stack.stop());
+
+  let nextUser = 6300;
+  async function atConfirm(): Promise<ChatUser> {
+    const user = stack.emulator.user({ id: nextUser++, first_name: "Sd", language_code: "en" });
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package", 20_000);
+    await expectReply(user, () => user.press(/Renew/), "Please confirm");
+    return user;
+  }
+
+  async function startReady(env: Record<string, string>, viaNpm = false) {
+    const port = await freePort();
+    const bot = stack.startBot(
+      { HTTP_PORT: String(port), HTTP_HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+      { viaNpm },
+    );
+    await until(async () => (await status(port, "/readyz")) === 200, 20_000);
+    return { bot, port };
+  }
+
+  it.each([
+    { how: "node: SIGTERM, SIGTERM again, then SIGINT", viaNpm: false, group: false },
+    { how: "npm start: SIGTERM to the process group", viaNpm: true, group: true },
+  ])(
+    "$how: ready turns 503 at once, the receipt is sent, exit 0",
+    async ({ viaNpm, group }) => {
+      const { sandbox } = stack;
+      const { bot, port } = await startReady({ SHUTDOWN_GRACE_SECONDS: "10" }, viaNpm);
+      const user = await atConfirm();
+      const before = sandbox.topups.length;
+      sandbox.setFault("subscription-package-topup", { kind: "hang-then-succeed", ms: 1_500 });
+      user.press(/Confirm/);
+      await until(async () => sandbox.topups.length > before, 5_000);
+      const receipt = user.waitForText("Top-up successful", { timeoutMs: 10_000 });
+      const signalledAt = Date.now();
+      signal(bot, viaNpm ? ["SIGTERM", "SIGTERM"] : ["SIGTERM", "SIGTERM", "SIGINT"], group);
+      await sleep(100);
+      expect(await status(port, "/readyz")).toBe(503);
+      expect(await status(port, "/healthz")).toBe(200);
+      await receipt;
+      if (viaNpm) {
+        // npm itself exits on the signal at once (why production runs node directly); the bot
+        // underneath drains and exits.
+        const pid = bot.logs().find((line) => line.msg === "bot started")?.pid as number;
+        await until(async () => !alive(pid), 10_000);
+      } else {
+        expect(await bot.exited).toBe(0);
+      }
+      expect(Date.now() - signalledAt).toBeLessThan(10_000);
+      expect(sandbox.topups.length).toBe(before + 1);
+      sandbox.clearFaults();
+      const logs = bot.logs().map((line) => line.msg);
+      expect(logs.filter((msg) => msg === "stopping")).toHaveLength(1);
+      expect(logs).toContain("already stopping");
+      expect(logs.at(-1)).toBe("bot stopped");
+    },
+    60_000,
+  );
+
+  it("hands a purchase the provider still holds over before the grace runs out", async () => {
+    const { sandbox } = stack;
+    const { bot } = await startReady({ SHUTDOWN_GRACE_SECONDS: "6" });
+    const user = await atConfirm();
+    const before = sandbox.topups.length;
+    sandbox.setFault("subscription-package-topup", { kind: "hang-then-succeed", ms: 60_000 });
+    user.press(/Confirm/);
+    await until(async () => sandbox.topups.length > before, 5_000);
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+    const signalledAt = Date.now();
+    signal(bot, ["SIGTERM"], false);
+    // The top-up was made: the hand-over's txn-status finds it, and the buyer is told.
+    await receipt;
+    expect(await bot.exited).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(6_000);
+    expect(sandbox.topups.length).toBe(before + 1);
+    sandbox.clearFaults();
+  }, 40_000);
+});
+
+describe("readiness follows Redis", () => {
+  let redis: OwnRedis;
+  let stack: ProcessStack;
+  beforeAll(async () => {
+    redis = await startOwnRedis();
+    stack = await startProcessStack("readyz", { redisUrl: redis.url });
+  });
+  afterAll(async () => {
+    await stack.stop();
+    await redis.stop();
+  });
+
+  it("is 503 while the test's own Redis is stopped, 200 again when it is back", async () => {
+    const port = await freePort();
+    stack.startBot({ HTTP_PORT: String(port), HTTP_HOST: "127.0.0.1" });
+    await until(async () => (await status(port, "/readyz")) === 200, 20_000);
+    await redis.kill();
+    await until(async () => (await status(port, "/readyz")) === 503, 5_000);
+    expect(await status(port, "/healthz")).toBe(200);
+    await redis.start();
+    await until(async () => (await status(port, "/readyz")) === 200, 10_000);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toMatch(/bot_redis_errors_total [1-9]/);
+    expect(metrics).toContain("bot_redis_up 1");
+  }, 40_000);
+});

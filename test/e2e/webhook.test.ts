@@ -1,0 +1,263 @@
+// Webhook mode with real processes: one replica (the secret, a journey, the health
+// endpoints), then two replicas behind a round-robin dispatcher sharing one Redis.
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChatUser } from "../../tools/telegram-emulator/index.js";
+import { type BotProcess, type ProcessStack, startProcessStack } from "../support/bot-process.js";
+import { expectReply } from "../support/chat.js";
+import { type Dispatcher, startDispatcher, WEBHOOK_PATH } from "../support/dispatcher.js";
+import { freePort } from "../support/ports.js";
+
+const SECRET = "e2e_webhook-Secret0";
+
+async function status(url: string, init?: RequestInit): Promise<number> {
+  try {
+    const response = await fetch(url, init);
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 0;
+  }
+}
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
+    await sleep(50);
+  }
+  return Date.now() - started;
+}
+
+interface Replica {
+  bot: BotProcess;
+  base: string;
+}
+
+async function startReplica(
+  stack: ProcessStack,
+  webhookUrl: string,
+  env: Record<string, string> = {},
+): Promise<Replica> {
+  const port = await freePort();
+  const bot = stack.startBot({
+    WEBHOOK_URL: webhookUrl,
+    WEBHOOK_SECRET: SECRET,
+    HTTP_PORT: String(port),
+    HTTP_HOST: "127.0.0.1",
+    LOG_LEVEL: "info",
+    ...env,
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await until(async () => (await status(`${base}/readyz`)) === 200, 20_000);
+  return { bot, base };
+}
+
+const fastWebhook = { webhook: { timeoutMs: 5_000, retryDelayMs: 200, maxAttempts: 20 } };
+
+describe("webhook mode, one replica", () => {
+  let stack: ProcessStack;
+  let replica: Replica;
+  beforeAll(async () => {
+    stack = await startProcessStack("webhook-one", { emulator: fastWebhook });
+    const port = await freePort();
+    // Telegram posts straight to the replica: WEBHOOK_URL is the replica's own address.
+    const url = `http://127.0.0.1:${port}${WEBHOOK_PATH}`;
+    const bot = stack.startBot({
+      WEBHOOK_URL: url,
+      WEBHOOK_SECRET: SECRET,
+      HTTP_PORT: String(port),
+      HTTP_HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+    });
+    replica = { bot, base: `http://127.0.0.1:${port}` };
+    await until(async () => (await status(`${replica.base}/readyz`)) === 200, 20_000);
+  });
+  afterAll(() => stack.stop());
+
+  it("sets the webhook with the secret and the updates it handles, and never polls", () => {
+    const [set] = stack.emulator.calls("setWebhook");
+    expect(set?.payload.url).toBe(`${replica.base}${WEBHOOK_PATH}`);
+    expect(set?.payload.secret_token).toBe(SECRET);
+    expect(set?.payload.allowed_updates).toEqual(["message", "callback_query", "my_chat_member"]);
+    expect(stack.emulator.calls("getUpdates")).toHaveLength(0);
+    expect(stack.emulator.calls("deleteWebhook")).toHaveLength(0);
+    expect(stack.emulator.webhookInfo().url).toBe(`${replica.base}${WEBHOOK_PATH}`);
+  });
+
+  it("refuses a POST without the secret or with a wrong one (401), and does not handle it", async () => {
+    const update = (id: number) =>
+      JSON.stringify({
+        update_id: 900_000 + id,
+        message: {
+          message_id: 1,
+          date: 0,
+          chat: { id: 6500, type: "private", first_name: "X" },
+          from: { id: 6500, is_bot: false, first_name: "X" },
+          text: "/start",
+        },
+      });
+    const url = `${replica.base}${WEBHOOK_PATH}`;
+    expect(await status(url, { method: "POST", body: update(1) })).toBe(401);
+    const wrong = { "x-telegram-bot-api-secret-token": "not-the-secret" };
+    expect(await status(url, { method: "POST", body: update(2), headers: wrong })).toBe(401);
+    expect(await status(`${replica.base}/healthz`)).toBe(200);
+    const metrics = await (await fetch(`${replica.base}/metrics`)).text();
+    expect(metrics).toContain('bot_webhook_rejections_total{reason="secret"} 2');
+    await sleep(300);
+    expect(stack.emulator.messages(6500)).toHaveLength(0);
+  });
+
+  it("takes a whole journey, the top-up and its receipt", async () => {
+    const user = stack.emulator.user({ id: 6501, first_name: "We", language_code: "en" });
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+    await expectReply(user, () => user.press(/Renew/), "Please confirm");
+    await expectReply(user, () => user.press(/Confirm/), "Top-up successful");
+    expect(stack.sandbox.topups).toHaveLength(1);
+    const failed = stack.emulator.webhookDeliveries().filter((d) => d.status !== 200);
+    expect(failed).toHaveLength(0);
+  });
+});
+
+describe("webhook mode, two replicas behind a round-robin dispatcher", () => {
+  let stack: ProcessStack;
+  let dispatcher: Dispatcher;
+  let replicas: Replica[];
+  let nextUser = 6600;
+  const newUser = () =>
+    stack.emulator.user({ id: nextUser++, first_name: "Rr", language_code: "en" });
+
+  beforeAll(async () => {
+    stack = await startProcessStack("webhook-two", { emulator: fastWebhook });
+    dispatcher = await startDispatcher();
+    replicas = await Promise.all([
+      startReplica(stack, dispatcher.url),
+      startReplica(stack, dispatcher.url),
+    ]);
+    dispatcher.replicas = replicas.map((replica) => replica.base);
+  });
+  afterAll(async () => {
+    await stack.stop();
+    await dispatcher.close();
+  });
+
+  async function atConfirm(user: ChatUser): Promise<void> {
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+    await expectReply(user, () => user.press(/Renew/), "Please confirm");
+  }
+
+  it("runs concurrent journeys on both replicas, one top-up each", async () => {
+    const users = [newUser(), newUser(), newUser(), newUser()];
+    const before = stack.sandbox.topups.length;
+    await Promise.all(
+      users.map(async (user) => {
+        await atConfirm(user);
+        await expectReply(user, () => user.press(/Confirm/), "Top-up successful");
+      }),
+    );
+    expect(stack.sandbox.topups.length).toBe(before + users.length);
+    const served = new Set(dispatcher.deliveries.map((delivery) => delivery.replica));
+    expect(served).toEqual(new Set([0, 1]));
+  }, 60_000);
+
+  it("pays once for a double tap split across the replicas", async () => {
+    const user = newUser();
+    await atConfirm(user);
+    const before = stack.sandbox.topups.length;
+    const receipt = user.waitForText("Top-up successful");
+    const mark = dispatcher.deliveries.length;
+    await Promise.all([user.press(/Confirm/), user.press(/Confirm/)]);
+    await receipt;
+    await sleep(500);
+    const taps = dispatcher.deliveries.slice(mark);
+    expect(new Set(taps.map((tap) => tap.replica)).size).toBe(2);
+    expect(stack.sandbox.topups.length).toBe(before + 1);
+    const receipts = stack.emulator
+      .messages(user.chatId)
+      .filter((stored) => stored.message.text?.includes("Top-up successful"));
+    expect(receipts).toHaveLength(1);
+  }, 30_000);
+
+  it("handles an update delivered to both replicas once", async () => {
+    const user = newUser();
+    dispatcher.toAll = true;
+    try {
+      await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+      await sleep(500);
+    } finally {
+      dispatcher.toAll = false;
+    }
+    const menus = stack.emulator
+      .messages(user.chatId)
+      .filter((stored) => stored.message.text?.includes("Choose a package"));
+    expect(menus).toHaveLength(1);
+    const logs = replicas.flatMap((replica) => replica.bot.logs());
+    expect(logs.filter((line) => line.msg === "duplicate update dropped").length).toBeGreaterThan(
+      0,
+    );
+  }, 30_000);
+
+  it("keeps one chat's consecutive messages in order across the replicas", async () => {
+    const user = newUser();
+    const mark = dispatcher.deliveries.length;
+    const menu = user.waitForText("Choose a package");
+    await Promise.all([user.sendText("/topup"), user.sendText("1000001")]);
+    await menu;
+    const texts = stack.emulator.messages(user.chatId).map((stored) => stored.message.text ?? "");
+    const asked = texts.findIndex((text) => text.includes("Whose package"));
+    const listed = texts.findIndex((text) => text.includes("Choose a package"));
+    expect(asked).toBeGreaterThanOrEqual(0);
+    expect(listed).toBeGreaterThan(asked);
+    await until(() => dispatcher.deliveries.length >= mark + 2, 5_000);
+    const split = dispatcher.deliveries.slice(mark).map((delivery) => delivery.replica);
+    expect(new Set(split).size).toBe(2);
+  }, 30_000);
+
+  it("SIGTERM to the replica paying: the receipt is sent, it exits 0, the other serves on", async () => {
+    const user = newUser();
+    await atConfirm(user);
+    const before = stack.sandbox.topups.length;
+    stack.sandbox.setFault("subscription-package-topup", { kind: "hang-then-succeed", ms: 1_500 });
+    const mark = dispatcher.deliveries.length;
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 15_000 });
+    await user.press(/Confirm/);
+    await until(() => stack.sandbox.topups.length > before, 5_000);
+    await until(() => dispatcher.deliveries.length > mark, 5_000);
+    const paying = dispatcher.deliveries[mark]?.replica as number;
+    const stopping = replicas[paying] as Replica;
+    stopping.bot.child.kill("SIGTERM");
+    // Meanwhile another user is served (by the other replica; the stopping one says 503).
+    const other = newUser();
+    await expectReply(other, () => other.sendText("/topup 1000002"), "Which connection");
+    await receipt;
+    expect(await stopping.bot.exited).toBe(0);
+    expect(stack.sandbox.topups.length).toBe(before + 1);
+    stack.sandbox.clearFaults();
+    // Back to two replicas.
+    replicas[paying] = await startReplica(stack, dispatcher.url);
+    dispatcher.replicas = replicas.map((replica) => replica.base);
+  }, 60_000);
+
+  it("SIGKILL of the replica paying: the other one finishes the purchase (default settings)", async () => {
+    const user = newUser();
+    await atConfirm(user);
+    const before = stack.sandbox.topups.length;
+    stack.sandbox.setFault("subscription-package-topup", { kind: "hang-then-succeed", ms: 60_000 });
+    const mark = dispatcher.deliveries.length;
+    await user.press(/Confirm/);
+    await until(() => stack.sandbox.topups.length > before, 5_000);
+    await until(() => dispatcher.deliveries.length > mark, 5_000);
+    const paying = dispatcher.deliveries[mark]?.replica as number;
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 45_000 });
+    const killedAt = Date.now();
+    replicas[paying]?.bot.child.kill("SIGKILL");
+    stack.sandbox.clearFaults();
+    await receipt;
+    expect(Date.now() - killedAt).toBeLessThan(45_000);
+    expect(stack.sandbox.topups.length).toBe(before + 1);
+    const topupCalls = stack.sandbox.requests.filter(
+      (request) => request.operation === "subscription-package-topup",
+    );
+    expect(topupCalls.length).toBe(stack.sandbox.topups.length);
+  }, 70_000);
+});
