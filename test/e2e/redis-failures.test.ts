@@ -33,7 +33,7 @@ describe("Redis failing under a running bot", () => {
     redis = await startOwnRedis();
     stack = await startProcessStack("redis-failures", { redisUrl: redis.url });
     bot = stack.startBot({ LOG_LEVEL: "info", REDIS_COMMAND_TIMEOUT_MS: "500" });
-    await untilLogged(bot, "bot started (long polling)");
+    await untilLogged(bot, "bot started");
   }, 20_000);
   afterEach(async () => {
     redis.resume();
@@ -145,7 +145,7 @@ describe("Redis durability at start", () => {
     stack = await startProcessStack("durability", { redisUrl: volatile.url });
 
     const warned = stack.startBot({ LOG_LEVEL: "info" });
-    await untilLogged(warned, "bot started (long polling)");
+    await untilLogged(warned, "bot started");
     const [warning] = logged(
       warned,
       "Redis could lose purchase records: use AOF (appendfsync everysec) and maxmemory-policy noeviction",
@@ -157,7 +157,7 @@ describe("Redis durability at start", () => {
     expect(JSON.stringify(refused.logs())).toContain("Redis is not durable");
 
     const quiet = stack.startBot({ LOG_LEVEL: "info", REDIS_URL: durable.url });
-    await untilLogged(quiet, "bot started (long polling)");
+    await untilLogged(quiet, "bot started");
     expect(logged(quiet, "Redis could lose purchase records")).toEqual([]);
     expect(JSON.stringify(quiet.logs())).not.toContain("could lose");
   }, 30_000);
