@@ -125,6 +125,21 @@ describe("the emulator's webhooks", () => {
     });
   });
 
+  it("posts one update of a chat at a time, other chats meanwhile", async () => {
+    const { emulator, hook } = await setUp(() => 200);
+    await call(emulator, "setWebhook", { url: hook.url });
+    const first = emulator.user({ id: 13, first_name: "A" });
+    const second = emulator.user({ id: 14, first_name: "B" });
+    first.sendText("one");
+    first.sendText("two");
+    second.sendText("three");
+    await until(() => hook.received.length === 3);
+    // "two" waited for the answer to "one"; "three", of another chat, did not wait for "two".
+    const texts = hook.received.map((r) => r.body.message?.text);
+    expect(texts.indexOf("one")).toBeLessThan(texts.indexOf("two"));
+    expect(texts.indexOf("three")).toBeLessThan(texts.indexOf("two"));
+  });
+
   it("refuses a secret Telegram would refuse", async () => {
     const { emulator, hook } = await setUp(() => 200);
     const refused = await call(emulator, "setWebhook", { url: hook.url, secret_token: "a b" });

@@ -113,9 +113,15 @@ export class UpdateQueue {
     return this.queued.length;
   }
 
-  /** The oldest update not being posted, now being posted. */
+  /**
+   * The oldest update that may be posted now, now being posted. As Telegram's own webhook
+   * sender does, a chat's updates go one at a time: the next waits for the previous answer.
+   */
   takeForWebhook(): QueuedUpdate | undefined {
-    const entry = this.queued.find((candidate) => !candidate.posting);
+    const busy = new Set(this.queued.filter((q) => q.posting).map((q) => queueKeyOf(q.update)));
+    const entry = this.queued.find(
+      (candidate) => !candidate.posting && !busy.has(queueKeyOf(candidate.update)),
+    );
     if (entry) entry.posting = true;
     return entry;
   }
@@ -169,4 +175,16 @@ export class UpdateQueue {
     for (const entry of batch) entry.delivered = true;
     return batch.map((entry) => entry.update);
   }
+}
+
+/** Which of Telegram's per-chat delivery queues an update belongs to. */
+function queueKeyOf(update: Update): number {
+  const chat =
+    update.message?.chat ??
+    update.edited_message?.chat ??
+    update.channel_post?.chat ??
+    update.callback_query?.message?.chat ??
+    update.my_chat_member?.chat ??
+    update.chat_member?.chat;
+  return chat?.id ?? update.callback_query?.from.id ?? update.update_id;
 }

@@ -1,7 +1,8 @@
 // A bot's webhook, as Telegram runs it: every queued update is POSTed to the URL (with the
-// secret header), up to max_connections at once in update order; a 2xx confirms it, anything
-// else (another status, no connection, no answer in time) is retried after a delay, the same
-// update_id again, until the attempts run out.
+// secret header), up to max_connections at once in update order but one at a time per chat,
+// as the Bot API server's own sender does. A 2xx confirms it; anything else (another status,
+// no connection, no answer in time) is retried after a delay, the same update_id again, until
+// the attempts run out.
 
 import type { WebhookInfo } from "grammy/types";
 import type { WebhookDelivery, WebhookTiming } from "./types.js";
