@@ -5,20 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BotProcess, type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
 import { BOT_TOKEN } from "../support/stack.js";
+import { until } from "../support/wait.js";
 
 const LEASE_SECONDS = 2;
 
 const polls = (bot: BotProcess) =>
   bot.logs().filter((line) => line.msg === "this instance polls Telegram").length;
-
-async function until(check: () => boolean, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
-    await sleep(50);
-  }
-  return Date.now() - started;
-}
 
 describe("two polling instances", () => {
   let stack: ProcessStack;

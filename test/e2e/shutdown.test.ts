@@ -8,22 +8,9 @@ import { type BotProcess, type ProcessStack, startProcessStack } from "../suppor
 import { expectReply } from "../support/chat.js";
 import { freePort } from "../support/ports.js";
 import { type OwnRedis, startOwnRedis } from "../support/redis-server.js";
+import { httpStatus, until } from "../support/wait.js";
 
-async function status(port: number, path: string): Promise<number> {
-  try {
-    return (await fetch(`http://127.0.0.1:${port}${path}`)).status;
-  } catch {
-    return 0;
-  }
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await sleep(50);
-  }
-}
+const status = (port: number, path: string) => httpStatus(`http://127.0.0.1:${port}${path}`);
 
 function alive(pid: number): boolean {
   try {

@@ -7,27 +7,9 @@ import { type BotProcess, type ProcessStack, startProcessStack } from "../suppor
 import { expectReply } from "../support/chat.js";
 import { type Dispatcher, startDispatcher, WEBHOOK_PATH } from "../support/dispatcher.js";
 import { freePort } from "../support/ports.js";
+import { httpStatus as status, until } from "../support/wait.js";
 
 const SECRET = "e2e_webhook-Secret0";
-
-async function status(url: string, init?: RequestInit): Promise<number> {
-  try {
-    const response = await fetch(url, init);
-    await response.arrayBuffer();
-    return response.status;
-  } catch {
-    return 0;
-  }
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
-    await sleep(50);
-  }
-  return Date.now() - started;
-}
 
 interface Replica {
   bot: BotProcess;
