@@ -1,6 +1,6 @@
 // Benchmarks of the bot side of the journey: handling time per update, paging stability,
 // Redis round trips per browsing update, and 200 concurrent users against a slow provider.
-// Run with `npm run bench`; results are written down in bench/RESULTS.md.
+// Run with `npm run bench:journey`; results are written down in bench/JOURNEY.md.
 import { performance } from "node:perf_hooks";
 import type { Message } from "grammy/types";
 import { Redis } from "ioredis";

@@ -20,6 +20,7 @@ import { RedisConnection } from "./adapters/redis/connection.js";
 import { RedisDrafts } from "./adapters/redis/drafts.js";
 import { checkDurability } from "./adapters/redis/durability.js";
 import { redisKeys } from "./adapters/redis/keys.js";
+import { RedisListings } from "./adapters/redis/listings.js";
 import { RedisLookupCounter } from "./adapters/redis/lookup-counter.js";
 import { RedisLookupRefs } from "./adapters/redis/lookup-refs.js";
 import { RedisPollingTurn } from "./adapters/redis/polling-turn.js";
@@ -172,7 +173,14 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   );
   const queue: BroadcastRunner = options.redis
     ? new InProcessBroadcasts(sender, logger)
-    : new BroadcastQueue(config.redis, keys.queuePrefix, sender, config.broadcast.lockMs, logger);
+    : new BroadcastQueue(
+        config.redis,
+        keys.queuePrefix,
+        sender,
+        config.broadcast.lockMs,
+        async () => (await broadcasts.running()).length > 0,
+        logger,
+      );
 
   metrics.watch(
     () => connection?.healthy ?? true,
@@ -194,6 +202,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       waitMs: CHAT_WAIT_MS,
     }),
     drafts: new RedisDrafts(redis, keys, idleSeconds),
+    listings: new RedisListings(redis, keys, idleSeconds),
     cancels: new RedisCancelMarks(redis, keys, idleSeconds),
     audit: new RedisAuditLog(redis, keys),
     lookupRefs: new RedisLookupRefs(redis, keys),
@@ -280,12 +289,11 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     metrics,
     async start() {
       await http?.listen();
-      if (connection) {
-        await connection.open();
-        await checkRedis();
-      }
-      await bot.init();
-      await registerCommands(bot.api, i18n);
+      // Redis and Telegram at the same time; the command menus need not hold up the first update.
+      await Promise.all([connection?.open().then(checkRedis), bot.init()]);
+      registerCommands(bot.api, i18n).catch((error: unknown) =>
+        logger.warn({ err: error }, "could not set the command menus"),
+      );
       if (webhook) {
         await bot.api.setWebhook(webhook.url, {
           secret_token: webhook.secret,

@@ -1,7 +1,7 @@
 import type { ConversationFlavor } from "@grammyjs/conversations";
 import type { I18nFlavor } from "@grammyjs/i18n";
 import type { Context, SessionFlavor } from "grammy";
-import type { Journey } from "./features/topup/journey.js";
+import type { Place } from "./features/topup/journey.js";
 
 export const LOCALES = ["en", "ne"] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -9,7 +9,8 @@ export type Locale = (typeof LOCALES)[number];
 export interface SessionData {
   /** Chosen with /language; otherwise the Telegram client's language decides. */
   language?: Locale;
-  journey?: Journey;
+  /** The top-up journey's place; its listing is stored beside the session (ListingStore). */
+  journey?: Place;
   /** When this private chat was last written to the subscriber registry, and in which language. */
   seen?: { at: number; language: string };
   /** The conversations plugin's state, kept in the same Redis key (one read per update). */

@@ -20,6 +20,13 @@ interface DraftStore {
   take(chatId: number, id: string): Promise<unknown>;
 }
 
+/** The listings of journeys, stored once and read by each tap (see topup/journey.ts). */
+interface ListingStore {
+  put(journeyId: string, listing: unknown): Promise<void>;
+  /** null when it expired (the journey is then over). */
+  get(journeyId: string): Promise<unknown>;
+}
+
 /** /cancel across instances: pending provider calls of a flow, and when chats cancelled. */
 interface CancelMarks {
   busy(chatId: number, at: number): Promise<void>;
@@ -42,6 +49,7 @@ export interface BotDeps {
   /** Exactly once, one chat at a time, the session: see shared/update-gate.ts. */
   gate: UpdateGate;
   drafts: DraftStore;
+  listings: ListingStore;
   cancels: CancelMarks;
   audit: AuditLog;
   lookupRefs: LookupRefStore;

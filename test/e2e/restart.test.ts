@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FLOW_VERSION } from "../../src/bot/features/topup/journey.js";
 import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
 import { testRedis } from "../support/redis.js";
@@ -55,7 +56,7 @@ describe("a restart of the bot", () => {
       await sleep(25);
       session = JSON.parse((await store.redis.get(key)) ?? "{}");
     }
-    expect(session.conversation?.version?.[1]).toBe(1);
+    expect(session.conversation?.version?.[1]).toBe(FLOW_VERSION);
     session.conversation.version[1] = 0;
     await store.redis.set(key, JSON.stringify(session));
     store.redis.disconnect();

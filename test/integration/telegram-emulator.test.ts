@@ -1,11 +1,15 @@
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Api, Bot, GrammyError, InlineKeyboard, InputFile, Keyboard } from "grammy";
 import type { Update } from "grammy/types";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   createTelegramEmulator,
   type EmulatorEvent,
   type TelegramEmulator,
+  type WebhookTiming,
 } from "../../tools/telegram-emulator/index.js";
+import { until } from "../support/wait.js";
 
 const TOKEN = "123456:TEST-secret_token";
 const BOT_ID = 123456;
@@ -575,5 +579,270 @@ describe("getUpdates", () => {
     user.sendText("filtered");
     expect(await api.getUpdates()).toEqual([]);
     await api.getUpdates({ allowed_updates: [] });
+  });
+});
+
+interface WebhookRequest {
+  method: string | undefined;
+  headers: IncomingHttpHeaders;
+  body: Update;
+  /** Answers the POST; for a held one, whenever the test wants. */
+  answer(status: number): void;
+  /** Resolves when the connection goes before an answer (the emulator aborted). */
+  aborted: Promise<void>;
+}
+
+/** A node:http webhook receiver; `respond` gives each POST's status, or "hold" to leave it unanswered. */
+async function webhookReceiver(respond: (nth: number) => number | "hold" = () => 200) {
+  const requests: WebhookRequest[] = [];
+  const server = createServer((request, response) => {
+    const aborted = new Promise<void>((resolve) =>
+      response.on("close", () => {
+        if (!response.writableFinished) resolve();
+      }),
+    );
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const received: WebhookRequest = {
+        method: request.method,
+        headers: request.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString()) as Update,
+        answer: (status) => response.writeHead(status).end(),
+        aborted,
+      };
+      requests.push(received);
+      const status = respond(requests.length);
+      if (status !== "hold") received.answer(status);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/telegram`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+describe("webhook mode", () => {
+  const token = "778:webhook-mode";
+  const cleanups: (() => Promise<void>)[] = [];
+
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function setUp(
+    respond?: (nth: number) => number | "hold",
+    webhook: WebhookTiming = { timeoutMs: 200, retryDelayMs: 20, maxAttempts: 3 },
+  ) {
+    const receiver = await webhookReceiver(respond);
+    const emulator = await createTelegramEmulator({ bots: [{ token }], webhook });
+    cleanups.push(receiver.close, () => emulator.close());
+    return { receiver, emulator, api: new Api(token, { apiRoot: emulator.apiRoot }) };
+  }
+
+  it("posts a user's message as JSON with the secret header", async () => {
+    const { receiver, emulator, api } = await setUp();
+    expect(await api.setWebhook(receiver.url, { secret_token: "Sec_ret-1" })).toBe(true);
+    const sent = emulator.user({ id: 3001, first_name: "Ada" }).sendText("hello hook");
+    await until(
+      () => emulator.webhookInfo().pending_update_count === 0 && receiver.requests.length === 1,
+      2_000,
+    );
+
+    const [request] = receiver.requests;
+    expect(request?.method).toBe("POST");
+    expect(request?.headers["content-type"]).toBe("application/json");
+    expect(request?.headers["x-telegram-bot-api-secret-token"]).toBe("Sec_ret-1");
+    expect(request?.body).toEqual({ update_id: expect.any(Number), message: sent });
+    expect(emulator.webhookDeliveries()).toMatchObject([
+      { updateId: request?.body.update_id, attempt: 1, status: 200 },
+    ]);
+    expect(await api.getWebhookInfo()).toEqual({
+      url: receiver.url,
+      has_custom_certificate: false,
+      pending_update_count: 0,
+      max_connections: 40,
+    });
+  });
+
+  it("sends no secret header without a secret_token", async () => {
+    const { receiver, emulator, api } = await setUp();
+    await api.setWebhook(receiver.url);
+    emulator.user({ id: 3002, first_name: "Bo" }).sendText("no secret");
+    await until(() => receiver.requests.length === 1, 2_000);
+    expect(receiver.requests[0]?.headers).not.toHaveProperty("x-telegram-bot-api-secret-token");
+  });
+
+  it("refuses getUpdates while a webhook is set, ends a waiting one, and polls again after deleteWebhook", async () => {
+    const { receiver, emulator, api } = await setUp();
+    const waiting = apiError(api.getUpdates({ timeout: 5 }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await api.setWebhook(receiver.url);
+    expect(await waiting).toMatchObject({
+      error_code: 409,
+      description: "Conflict: terminated by setWebhook request",
+    });
+
+    const refused = await apiError(api.getUpdates());
+    expect(refused.error_code).toBe(409);
+    expect(refused.description).toBe(
+      "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+    );
+
+    expect(await api.deleteWebhook()).toBe(true);
+    expect((await api.getWebhookInfo()).url).toBe("");
+    emulator.user({ id: 3003, first_name: "Cy" }).sendText("polled");
+    expect((await api.getUpdates({ timeout: 1 })).map((u) => u.message?.text)).toEqual(["polled"]);
+    expect(receiver.requests).toEqual([]);
+  });
+
+  it("retries an update answered 500 with the same update_id and reports the last error", async () => {
+    const { receiver, emulator, api } = await setUp((nth) => (nth === 1 ? 500 : 200));
+    await api.setWebhook(receiver.url);
+    const before = Math.floor(Date.now() / 1000);
+    emulator.user({ id: 3004, first_name: "Di" }).sendText("retry me");
+    await until(() => emulator.webhookDeliveries().length === 2, 2_000);
+
+    const [first, second] = emulator.webhookDeliveries();
+    expect(first).toMatchObject({
+      attempt: 1,
+      status: 500,
+      error: "Wrong response from the webhook: 500 Internal Server Error",
+    });
+    expect(second).toMatchObject({ updateId: first?.updateId, attempt: 2, status: 200 });
+    expect(second).not.toHaveProperty("error");
+    expect(receiver.requests.map((r) => r.body.update_id)).toEqual([
+      first?.updateId,
+      first?.updateId,
+    ]);
+    const info = await api.getWebhookInfo();
+    expect(info).toMatchObject({
+      pending_update_count: 0,
+      last_error_message: "Wrong response from the webhook: 500 Internal Server Error",
+    });
+    expect(info.last_error_date).toBeGreaterThanOrEqual(before);
+  });
+
+  it("times out a receiver that never answers, retries, then drops the update", async () => {
+    const { receiver, emulator } = await setUp(() => "hold", {
+      timeoutMs: 200,
+      retryDelayMs: 10,
+      maxAttempts: 2,
+    });
+    await new Api(token, { apiRoot: emulator.apiRoot }).setWebhook(receiver.url);
+    emulator.user({ id: 3005, first_name: "Ed" }).sendText("anyone?");
+    await until(() => emulator.webhookDeliveries().length === 2, 2_000);
+
+    const deliveries = emulator.webhookDeliveries();
+    expect(deliveries.map((d) => [d.attempt, d.status, d.error])).toEqual([
+      [1, undefined, "Read timeout expired"],
+      [2, undefined, "Read timeout expired"],
+    ]);
+    expect(deliveries[1]?.updateId).toBe(deliveries[0]?.updateId);
+    expect(
+      (deliveries[1]?.time.getTime() ?? 0) - (deliveries[0]?.time.getTime() ?? 0),
+    ).toBeGreaterThanOrEqual(200);
+    await Promise.all(receiver.requests.map((r) => r.aborted));
+    expect(emulator.webhookInfo()).toMatchObject({
+      pending_update_count: 0,
+      last_error_message: "Read timeout expired",
+    });
+  });
+
+  it("records a refused connection as a failed attempt", async () => {
+    const { emulator, api } = await setUp();
+    const closed = await webhookReceiver();
+    await closed.close();
+    await api.setWebhook(closed.url);
+    emulator.user({ id: 3006, first_name: "Fay" }).sendText("nobody home");
+    await until(() => emulator.webhookDeliveries().length === 3, 2_000);
+    expect(emulator.webhookDeliveries().map((d) => [d.attempt, d.status, d.error])).toEqual([
+      [1, undefined, "Connection refused"],
+      [2, undefined, "Connection refused"],
+      [3, undefined, "Connection refused"],
+    ]);
+    expect(emulator.webhookInfo().pending_update_count).toBe(0);
+  });
+
+  it("refuses a bad secret_token or URL with 400 and clamps max_connections", async () => {
+    const { receiver, emulator, api } = await setUp();
+    expect(await apiError(api.setWebhook(receiver.url, { secret_token: "a b" }))).toMatchObject({
+      error_code: 400,
+      description: "Bad Request: secret token contains unallowed characters",
+    });
+    expect(
+      await apiError(api.setWebhook(receiver.url, { secret_token: "x".repeat(257) })),
+    ).toMatchObject({ error_code: 400, description: "Bad Request: secret token is too long" });
+    expect(await apiError(api.setWebhook("not a url"))).toMatchObject({
+      error_code: 400,
+      description: "Bad Request: invalid webhook URL specified",
+    });
+    expect(emulator.webhookInfo().url).toBe("");
+
+    await api.setWebhook(receiver.url, { secret_token: "x".repeat(256), max_connections: 500 });
+    expect(emulator.webhookInfo().max_connections).toBe(100);
+    await api.setWebhook(receiver.url, { max_connections: 0 });
+    expect(emulator.webhookInfo().max_connections).toBe(1);
+  });
+
+  it("counts pending updates until the webhook confirms them; drop_pending_updates drops them", async () => {
+    const { receiver, emulator, api } = await setUp(() => "hold");
+    const gil = emulator.user({ id: 3007, first_name: "Gil" });
+    const hal = emulator.user({ id: 3008, first_name: "Hal" });
+    gil.sendText("one");
+    hal.sendText("two");
+    await until(() => emulator.webhookInfo().pending_update_count === 2, 2_000);
+
+    await api.setWebhook(receiver.url, { max_connections: 1 });
+    await until(() => receiver.requests.length === 1, 2_000);
+    expect((await api.getWebhookInfo()).pending_update_count).toBe(2);
+    receiver.requests[0]?.answer(200);
+    await until(() => receiver.requests.length === 2, 2_000);
+    expect((await api.getWebhookInfo()).pending_update_count).toBe(1);
+    expect(receiver.requests.map((r) => r.body.message?.text)).toEqual(["one", "two"]);
+
+    gil.sendText("three");
+    await until(() => emulator.webhookInfo().pending_update_count === 2, 2_000);
+    await api.deleteWebhook({ drop_pending_updates: true });
+    expect(await api.getWebhookInfo()).toEqual({
+      url: "",
+      has_custom_certificate: false,
+      pending_update_count: 0,
+    });
+  });
+
+  it("delivers every injected copy of an update_id", async () => {
+    const { receiver, emulator, api } = await setUp();
+    await api.setWebhook(receiver.url);
+    const message = emulator.user({ id: 3009, first_name: "Ivo" }).sendText("twice");
+    await until(() => receiver.requests.length === 1, 2_000);
+    const original = receiver.requests[0]?.body;
+    if (!original) throw new Error("the webhook got nothing");
+
+    expect(emulator.injectUpdate(token, original)).toEqual(original);
+    expect(emulator.injectUpdate(token, original)).toEqual(original);
+    await until(() => receiver.requests.length === 3, 2_000);
+    expect(receiver.requests.map((r) => r.body)).toEqual([original, original, original]);
+    expect(original.message).toEqual(message);
+  });
+
+  it("stops delivering and aborts a POST in flight on close()", async () => {
+    const { receiver, emulator, api } = await setUp(() => "hold", {});
+    await api.setWebhook(receiver.url);
+    emulator.user({ id: 3010, first_name: "Jo" }).sendText("in flight");
+    await until(() => receiver.requests.length === 1, 2_000);
+
+    const started = Date.now();
+    await emulator.close();
+    await receiver.requests[0]?.aborted;
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(emulator.webhookDeliveries()).toEqual([]);
   });
 });

@@ -104,6 +104,11 @@ export class UpdateQueue {
     this.allowed = types.length > 0 ? new Set(types) : undefined;
   }
 
+  /** The allowed_updates in force; undefined for the default set. */
+  get allowedTypes(): string[] | undefined {
+    return this.allowed && [...this.allowed];
+  }
+
   /** deleteWebhook's and setWebhook's drop_pending_updates. */
   dropPending(): void {
     this.queued.length = 0;
@@ -130,6 +135,11 @@ export class UpdateQueue {
   remove(entry: QueuedUpdate): void {
     const index = this.queued.indexOf(entry);
     if (index >= 0) this.queued.splice(index, 1);
+  }
+
+  /** Ends a waiting getUpdates with an error (setWebhook's 409), so it takes no update. */
+  endPoll(error: ApiError): void {
+    this.waiting?.fail(error);
   }
 
   /** Answers a waiting getUpdates at once (with whatever is queued). */

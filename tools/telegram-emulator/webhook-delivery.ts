@@ -4,7 +4,6 @@
 // no connection, no answer in time) is retried after a delay, the same update_id again, until
 // the attempts run out.
 
-import type { WebhookInfo } from "grammy/types";
 import type { WebhookDelivery, WebhookTiming } from "./types.js";
 import type { QueuedUpdate, UpdateQueue } from "./update-queue.js";
 
@@ -18,7 +17,12 @@ export interface WebhookSettings {
   url: string;
   secret: string | undefined;
   maxConnections: number;
-  allowedUpdates: string[] | undefined;
+}
+
+export interface WebhookError {
+  /** Unix time, as getWebhookInfo's last_error_date. */
+  date: number;
+  message: string;
 }
 
 export class Webhook {
@@ -26,7 +30,7 @@ export class Webhook {
   private readonly attempts = new Map<QueuedUpdate, number>();
   private readonly stopped = new AbortController();
   private readonly retries = new Set<NodeJS.Timeout>();
-  private lastError: { date: number; message: string } | undefined;
+  private latestError: WebhookError | undefined;
 
   constructor(
     readonly settings: WebhookSettings,
@@ -38,20 +42,9 @@ export class Webhook {
     this.pump();
   }
 
-  info(): WebhookInfo {
-    return {
-      url: this.settings.url,
-      has_custom_certificate: false,
-      pending_update_count: this.queue.pendingCount,
-      max_connections: this.settings.maxConnections,
-      ...(this.settings.allowedUpdates && {
-        allowed_updates: this.settings.allowedUpdates as WebhookInfo["allowed_updates"],
-      }),
-      ...(this.lastError && {
-        last_error_date: this.lastError.date,
-        last_error_message: this.lastError.message,
-      }),
-    };
+  /** The latest failed attempt; a new webhook starts without one, as on Telegram. */
+  get lastError(): WebhookError | undefined {
+    return this.latestError;
   }
 
   /** No more POSTs; those under way are aborted; what is queued stays queued. */
@@ -87,7 +80,7 @@ export class Webhook {
       time: new Date(),
     });
     if (status !== undefined && status >= 200 && status < 300) return this.done(entry);
-    this.lastError = { date: Math.floor(Date.now() / 1000), message: error ?? "" };
+    this.latestError = { date: Math.floor(Date.now() / 1000), message: error ?? "" };
     if (attempt >= this.timing.maxAttempts) return this.done(entry);
     const timer = setTimeout(() => {
       this.retries.delete(timer);

@@ -28,6 +28,8 @@ export function redisKeys(prefix: string) {
     cancelled: (chatId: number) => `${prefix}cancelled:${chatId}`,
     /** A provider call of a chat's flow is pending (so that /cancel knows there is something). */
     flowBusy: (chatId: number) => `${prefix}flow-busy:${chatId}`,
+    /** A journey's listing (customer, connection, checkout, bouquets), read by its taps. */
+    listing: (journeyId: string) => `${prefix}listing:${journeyId}`,
     /** A journey offered again by a purchase running in the background, until tapped. */
     draft: (chatId: number, journeyId: string) => `${prefix}draft:${chatId}:${journeyId}`,
     /** Admin broadcasts: who talked to the bot, and each broadcast's recipients and progress. */

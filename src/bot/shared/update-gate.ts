@@ -1,7 +1,7 @@
 // The gate every update passes before the features: taken once across all instances (a
 // duplicate from Telegram, a retry of a webhook, another replica is dropped), one update of a
 // chat at a time across instances, and the chat's session read on the way in and written on the
-// way out: two store commands per update.
+// way out: two store commands per update, one round trip on the update's path.
 import type { MiddlewareFn } from "grammy";
 import type { Log } from "../../domain/ports.js";
 import type { BotContext, SessionData } from "../context.js";
@@ -54,9 +54,15 @@ export function gated(
       const now = JSON.stringify(session);
       written = now === (read ?? "{}") ? undefined : now;
     } finally {
-      // A store that fails here has answered the update already: nothing to apologise for.
-      const held = await gate.leave(entry.ticket, written).catch(() => true);
-      if (!held) log.warn({ updateId }, "the chat's turn lapsed: its session was not written");
+      // Not awaited: the answer is out, and the chat's next update, on this instance or another,
+      // enters only after this (same connection, in order; or the chat's lock). A store that
+      // fails here has answered the update already: nothing to apologise for.
+      void gate.leave(entry.ticket, written).then(
+        (held) => {
+          if (!held) log.warn({ updateId }, "the chat's turn lapsed: its session was not written");
+        },
+        () => undefined,
+      );
     }
   };
 }

@@ -1,36 +1,49 @@
 // setWebhook, deleteWebhook and getWebhookInfo: with a webhook set, the bot's updates are
-// posted to it (webhook-delivery.ts) and getUpdates is refused, as on Telegram.
+// posted to it (webhook-delivery.ts) and getUpdates is refused, as on Telegram. The checks
+// and messages follow the Bot API server's, except that plain http URLs are accepted.
 
 import type { WebhookInfo } from "grammy/types";
-import { badRequest } from "../api-error.js";
+import { ApiError, badRequest } from "../api-error.js";
 import { Webhook } from "../webhook-delivery.js";
 import type { BotState } from "../world.js";
 import { isStringArray } from "./bot.js";
 import type { MethodCall } from "./method-call.js";
 
-const SECRET = /^[A-Za-z0-9_-]{1,256}$/;
+const SECRET_CHARACTERS = /^[A-Za-z0-9_-]*$/;
+const MAX_SECRET_LENGTH = 256;
+const DEFAULT_MAX_CONNECTIONS = 40;
+const MAX_CONNECTIONS = 100;
 
-export function setWebhook({ world, bot, params }: MethodCall): true {
+export function setWebhook(call: MethodCall): true {
+  const { world, bot, params } = call;
   const url = params.string("url") ?? "";
-  if (url === "") return deleteWebhook({ world, bot, params } as MethodCall);
-  if (!/^https?:\/\/[^/]/.test(url)) throw badRequest("bad webhook: invalid URL");
-  const secret = params.string("secret_token");
-  if (secret !== undefined && !SECRET.test(secret)) {
+  // Telegram treats setWebhook without a URL as deleteWebhook.
+  if (url === "") return deleteWebhook(call);
+  if (!isHttpUrl(url)) throw badRequest("invalid webhook URL specified");
+  // An empty secret_token means no secret header.
+  const secret = params.string("secret_token") || undefined;
+  if (secret !== undefined && secret.length > MAX_SECRET_LENGTH) {
+    throw badRequest("secret token is too long");
+  }
+  if (secret !== undefined && !SECRET_CHARACTERS.test(secret)) {
     throw badRequest("secret token contains unallowed characters");
   }
-  const maxConnections = params.integer("max_connections") ?? 40;
-  if (maxConnections < 1 || maxConnections > 100) {
-    throw badRequest("bad webhook: max_connections must be between 1 and 100");
-  }
+  // Out-of-range values are clamped, not refused, as the Bot API server does.
+  const maxConnections = Math.min(
+    Math.max(params.integer("max_connections") ?? DEFAULT_MAX_CONNECTIONS, 1),
+    MAX_CONNECTIONS,
+  );
   const allowed = params.json("allowed_updates");
   if (allowed !== undefined && !isStringArray(allowed)) {
     throw badRequest("can't parse allowed_updates JSON array");
   }
   if (allowed) bot.updates.allow(allowed);
   if (params.boolean("drop_pending_updates")) bot.updates.dropPending();
+  // A getUpdates still waiting would otherwise also take the updates posted to the webhook.
+  bot.updates.endPoll(new ApiError(409, "Conflict: terminated by setWebhook request"));
   bot.webhook?.stop();
   bot.webhook = new Webhook(
-    { url, secret, maxConnections, allowedUpdates: allowed },
+    { url, secret, maxConnections },
     bot.updates,
     world.webhookTiming,
     (delivery) => world.webhookDeliveries.push(delivery),
@@ -49,12 +62,28 @@ export function getWebhookInfo({ bot }: MethodCall): WebhookInfo {
   return webhookInfoOf(bot);
 }
 
+/** Like Telegram's: allowed_updates whenever not the default, even without a webhook. */
 export function webhookInfoOf(bot: BotState): WebhookInfo {
-  return (
-    bot.webhook?.info() ?? {
-      url: "",
-      has_custom_certificate: false,
-      pending_update_count: bot.updates.pendingCount,
-    }
-  );
+  const { webhook } = bot;
+  const allowed = bot.updates.allowedTypes;
+  return {
+    url: webhook?.settings.url ?? "",
+    has_custom_certificate: false,
+    pending_update_count: bot.updates.pendingCount,
+    ...(webhook && { max_connections: webhook.settings.maxConnections }),
+    ...(allowed && { allowed_updates: allowed as WebhookInfo["allowed_updates"] }),
+    ...(webhook?.lastError && {
+      last_error_date: webhook.lastError.date,
+      last_error_message: webhook.lastError.message,
+    }),
+  };
+}
+
+function isHttpUrl(url: string): boolean {
+  try {
+    const { protocol, hostname } = new URL(url);
+    return (protocol === "https:" || protocol === "http:") && hostname !== "";
+  } catch {
+    return false;
+  }
 }

@@ -12,7 +12,7 @@ import { escapeHtml } from "../../shared/html.js";
 import type { Translate } from "../../shared/labels.js";
 import { whileTyping } from "../../shared/typing.js";
 import { topupButtons } from "./callback-data.js";
-import { type Journey, journeyFromOffer } from "./journey.js";
+import { type Journey, journeyFromOffer, listingOf, placeOf } from "./journey.js";
 import { connectionChoice, connectionLine, customerCard, overviewView } from "./views.js";
 
 export const IDENTIFY = "identify";
@@ -196,8 +196,9 @@ export function createIdentify(deps: BotDeps) {
     const fmt = deps.formatter(locale);
     const view = overviewView(loaded.journey, t, fmt, loaded.journey.updatedAt);
     const menu = await current.reply(view.text, { reply_markup: view.keyboard });
-    await conversation.external((outside) => {
-      outside.session.journey = { ...loaded.journey, menuMessageId: menu.message_id };
+    await conversation.external(async (outside) => {
+      await deps.listings.put(journeyId, listingOf(loaded.journey));
+      outside.session.journey = placeOf({ ...loaded.journey, menuMessageId: menu.message_id });
     });
   };
 }

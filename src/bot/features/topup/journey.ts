@@ -1,5 +1,7 @@
 // The state of one subscriber's top-up after the connection is chosen: browsing, confirming.
-// It lives in the chat's session, so a restart in the middle of browsing loses nothing.
+// Two parts: the place (which screen, what is selected) lives in the chat's session and is
+// small; the listing (customer, connection, checkout, bouquets) is stored once per journey
+// beside it. A restart in the middle of browsing loses neither.
 import { type BouquetFilter, filterOf } from "../../../domain/catalogue.js";
 import type {
   Bouquet,
@@ -12,24 +14,48 @@ import type {
 import type { MenuAction } from "./callback-data.js";
 
 /** Bump when the journey or the identify conversation changes shape: old ones then expire. */
-export const FLOW_VERSION = 1;
+export const FLOW_VERSION = 2;
 export const PAGE_SIZE = 8;
 
-export interface Journey {
+/** Where the user is in the journey: the chat's session holds this. */
+export interface Place {
   v: number;
   id: string;
   updatedAt: number;
-  customer: Customer;
-  connection: Connection;
-  checkout: { id: string; issuedAt: number };
-  subscriptions: Subscription[];
-  bouquets: Bouquet[];
   menuMessageId?: number;
   /** The screen shown last (overview or a list page), where Back on the confirm screen leads. */
   view?: MenuAction;
   /** Set while the confirm screen is shown. */
   selected?: { bouquet: number; intentId: string; back: MenuAction };
 }
+
+/** What the provider listed for the journey; stored once, read by every tap. */
+export interface Listing {
+  customer: Customer;
+  connection: Connection;
+  checkout: { id: string; issuedAt: number };
+  subscriptions: Subscription[];
+  bouquets: Bouquet[];
+}
+
+export type Journey = Place & Listing;
+
+export const placeOf = ({ v, id, updatedAt, menuMessageId, view, selected }: Journey): Place => ({
+  v,
+  id,
+  updatedAt,
+  ...(menuMessageId !== undefined && { menuMessageId }),
+  ...(view && { view }),
+  ...(selected && { selected }),
+});
+
+export const listingOf = (journey: Journey): Listing => ({
+  customer: journey.customer,
+  connection: journey.connection,
+  checkout: journey.checkout,
+  subscriptions: journey.subscriptions,
+  bouquets: journey.bouquets,
+});
 
 export function journeyFromOffer(id: string, offer: PackageOffer, now: number): Journey {
   return {

@@ -7,27 +7,34 @@ import { editQuietly } from "../../shared/edit.js";
 import { localeOf } from "../../shared/i18n.js";
 import type { Translate } from "../../shared/labels.js";
 import type { MenuAction } from "./callback-data.js";
-import { checkoutOf, FLOW_VERSION, type Journey } from "./journey.js";
+import {
+  checkoutOf,
+  FLOW_VERSION,
+  type Journey,
+  type Listing,
+  listingOf,
+  placeOf,
+} from "./journey.js";
 import type { PurchaseRunner } from "./purchase.js";
 import { confirmView, listView, overviewView } from "./views.js";
 
 export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
   /**
-   * The journey a button belongs to: the session's, or one a background purchase offered as a
-   * draft (taken into the session now, inside the chat's own update).
+   * The journey a button belongs to: the session's place with its listing, or one a background
+   * purchase offered as a draft (taken into the session now, inside the chat's own update).
    */
   async function journeyOf(ctx: BotContext, journeyId: string): Promise<Journey | undefined> {
     const messageId = ctx.callbackQuery?.message?.message_id;
-    const current = ctx.session.journey;
-    if (current?.id === journeyId) {
-      return current.v === FLOW_VERSION && current.menuMessageId === messageId
-        ? current
-        : undefined;
+    const place = ctx.session.journey;
+    if (place?.id === journeyId) {
+      if (place.v !== FLOW_VERSION || place.menuMessageId !== messageId) return undefined;
+      const listing = (await deps.listings.get(journeyId)) as Listing | null;
+      return listing ? { ...place, ...listing } : undefined;
     }
     const draft = (await deps.drafts.take(ctx.chat?.id ?? 0, journeyId)) as Journey | null;
     if (draft?.v !== FLOW_VERSION || draft.id !== journeyId) return undefined;
-    ctx.session.journey = { ...draft, menuMessageId: messageId };
-    return ctx.session.journey;
+    await deps.listings.put(journeyId, listingOf(draft));
+    return { ...draft, menuMessageId: messageId };
   }
 
   /** Handles a tap on a journey's menu. */
@@ -38,6 +45,16 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
       await ctx.answerCallbackQuery(t("menu-expired"));
       return;
     }
+    // The session keeps the place; what the tap changes in it is written back.
+    ctx.session.journey = placeOf(journey);
+    try {
+      await act(ctx, journey, action, t);
+    } finally {
+      if (ctx.session.journey?.id === journey.id) ctx.session.journey = placeOf(journey);
+    }
+  }
+
+  async function act(ctx: BotContext, journey: Journey, action: MenuAction, t: Translate) {
     const now = deps.now();
     if (now - journey.updatedAt > deps.config.sessionIdleMs) {
       ctx.session.journey = undefined;

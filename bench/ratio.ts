@@ -1,0 +1,406 @@
+// The ratio benchmark: the bot (`node dist/main.js`) against the floor, a bare grammY bot
+// (bench/floor-bot.mjs), on the same Telegram emulator, machine and run, in interleaved rounds.
+// Every figure is read from outside the bots: latency as the emulator sees it, CPU and memory
+// from /proc, Redis commands from MONITOR. `npm run bench` (full, writes
+// bench/RESULTS.md) or `npm run bench:quick` (under a minute, prints only). Run `npm run build`
+// first (the npm scripts do).
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus } from "node:os";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Redis } from "ioredis";
+import { botEnvironment } from "../test/support/bot-process.js";
+import { testRedis } from "../test/support/redis.js";
+import { PROVIDER_TOKEN } from "../test/support/stack.js";
+import { createSandbox } from "../tools/sandbox/server.js";
+import { type ChatUser, createTelegramEmulator } from "../tools/telegram-emulator/index.js";
+
+const QUICK = process.argv.includes("--quick");
+const BOT = "5151:ratio-bot";
+const FLOOR = "6161:ratio-floor";
+const sizes = QUICK
+  ? { presses: 60, rounds: 3, crowdRounds: 3, starts: 2, users: [300] }
+  : { presses: 100, rounds: 6, crowdRounds: 10, starts: 5, users: [2_000, 10_000] };
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+};
+const median = (values: number[]) => percentile(values, 50);
+
+const sandbox = await createSandbox({ token: PROVIDER_TOKEN });
+const emulator = await createTelegramEmulator({ bots: [{ token: BOT }, { token: FLOOR }] });
+const store = testRedis("bench-ratio");
+const children = new Set<ChildProcess>();
+
+/** The Node options the image sets (Dockerfile); both bots run with them. */
+const NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS ?? "--max-semi-space-size=1";
+
+function start(kind: "bot" | "floor", env: Record<string, string> = {}): ChildProcess {
+  const base = { ...botEnvironment(emulator, sandbox, store.prefix), NODE_OPTIONS };
+  const child =
+    kind === "bot"
+      ? spawn(process.execPath, ["dist/main.js"], {
+          // One simulated user presses far faster than a person: no flood limit here.
+          env: { ...base, BOT_TOKEN: BOT, LOG_LEVEL: "warn", FLOOD_LIMIT: "1000", ...env },
+          stdio: ["ignore", "ignore", "inherit"],
+        })
+      : spawn(process.execPath, ["bench/floor-bot.mjs"], {
+          env: { ...base, BOT_TOKEN: FLOOR, ...env },
+          stdio: ["ignore", "ignore", "inherit"],
+        });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+/** CPU time the process has used, in ms (utime + stime, 100 ticks a second). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** VmRSS and VmHWM in MB. */
+function memory(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
+}
+
+/**
+ * Counts the commands the bot sends to Redis (round trips), from MONITOR: a script counts once,
+ * the commands it runs inside Redis ("lua" as their source) do not.
+ */
+async function commandCounter(redis: Redis, prefix: string) {
+  const monitor = await redis.duplicate().monitor();
+  let count = 0;
+  const byCommand = new Map<string, number>();
+  monitor.on("monitor", (_time: string, args: string[], source: string) => {
+    if (source === "lua" || !args.some((arg) => arg.includes(prefix))) return;
+    count++;
+    const name = (args[0] ?? "").toLowerCase();
+    byCommand.set(name, (byCommand.get(name) ?? 0) + 1);
+  });
+  return {
+    get count() {
+      return count;
+    },
+    byCommand,
+    close: () => monitor.disconnect(),
+  };
+}
+
+function botIdOf(token: string): number {
+  return Number(token.split(":")[0]);
+}
+
+/** From spawn to the first getUpdates the emulator receives from that bot. */
+async function startupMs(kind: "bot" | "floor"): Promise<number> {
+  const token = kind === "bot" ? BOT : FLOOR;
+  const id = botIdOf(token);
+  const seen = emulator.calls("getUpdates").length;
+  const own = testRedis("bench-start");
+  const began = Date.now();
+  const child = start(kind, { TELEGRAM_POLL_TIMEOUT_SECONDS: "0", REDIS_KEY_PREFIX: own.prefix });
+  let first: number | undefined;
+  while (first === undefined) {
+    first = emulator
+      .calls("getUpdates")
+      .slice(seen)
+      .find((call) => call.botId === id)
+      ?.time.getTime();
+    if (first === undefined) await sleep(2);
+  }
+  await stop(child);
+  await own.cleanup();
+  return first - began;
+}
+
+const botUser = (id: number) =>
+  emulator.user({ id, first_name: "Bench", language_code: "en" }, { botToken: BOT });
+const floorUser = (id: number) =>
+  emulator.user({ id, first_name: "Floor", language_code: "en" }, { botToken: FLOOR });
+
+/** A user of the bot on the add-on list (page 1), where Next and Prev turn pages. */
+async function onBouquetList(id: number): Promise<ChatUser> {
+  const user = botUser(id);
+  const timeoutMs = 60_000;
+  const connection = user.waitForText("Which connection", { timeoutMs });
+  user.sendText("/topup 1000002");
+  await connection;
+  const menu = user.waitForText("Choose a package", { timeoutMs });
+  user.press(/8000000021/);
+  await menu;
+  const list = user.waitForText(/page 1 of/, { timeoutMs });
+  user.press("Add-ons");
+  await list;
+  return user;
+}
+
+async function onFloorPage(id: number): Promise<ChatUser> {
+  const user = floorUser(id);
+  const page = user.waitForText("Page 1", { timeoutMs: 10_000 });
+  user.sendText("/start");
+  await page;
+  return user;
+}
+
+/** Press to edit, as the user sees it. */
+async function turn(user: ChatUser, forward: boolean): Promise<number> {
+  const started = performance.now();
+  const edited = user.waitForMessage(() => true, { timeoutMs: 20_000 });
+  user.press(forward ? "Next ›" : "‹ Prev");
+  await edited;
+  return performance.now() - started;
+}
+
+interface Side {
+  latencies: number[];
+  crowd: number[];
+  cpu: number;
+  turns: number;
+}
+
+async function main() {
+  const machine = `${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? "?"}), Node ${process.version}`;
+  console.log(`ratio benchmark${QUICK ? " (quick)" : ""}: ${machine}`);
+
+  const starts = { bot: [] as number[], floor: [] as number[] };
+  for (let i = 0; i < sizes.starts; i++) {
+    starts.floor.push(await startupMs("floor"));
+    starts.bot.push(await startupMs("bot"));
+  }
+  console.log(
+    `start to first getUpdates: floor ${median(starts.floor)} ms, bot ${median(starts.bot)} ms`,
+  );
+
+  const bot = start("bot");
+  const floor = start("floor");
+  const probe = store.redis;
+  await onFloorPage(900_001);
+  const single = { bot: await onBouquetList(800_001), floor: await onFloorPage(900_002) };
+  await sleep(2_000);
+  const idle = { bot: memory(bot.pid as number), floor: memory(floor.pid as number) };
+  console.log(`RSS idle: floor ${idle.floor.rss.toFixed(1)} MB, bot ${idle.bot.rss.toFixed(1)} MB`);
+
+  const sessionKey = `${store.prefix}session:800001`;
+  const sessionBytes = await probe.strlen(sessionKey);
+
+  // Redis commands the bot makes while idle (the polling turn, reconciliation, the queue).
+  const commands = await commandCounter(probe, store.prefix);
+  const idleFrom = commands.count;
+  const idleStarted = performance.now();
+  await sleep(2_000);
+  const idleRate = (commands.count - idleFrom) / (performance.now() - idleStarted);
+
+  const sides: Record<"bot" | "floor", Side> = {
+    bot: { latencies: [], crowd: [], cpu: 0, turns: 0 },
+    floor: { latencies: [], crowd: [], cpu: 0, turns: 0 },
+  };
+  let redisCommands = 0;
+  commands.byCommand.clear();
+  for (let i = 0; i < 20; i++) {
+    await turn(single.bot, i % 2 === 0);
+    await turn(single.floor, i % 2 === 0);
+  }
+  for (let round = 0; round < sizes.rounds; round++) {
+    for (const kind of ["floor", "bot"] as const) {
+      const child = kind === "bot" ? bot : floor;
+      const user = single[kind];
+      const cpuBefore = cpuMs(child.pid as number);
+      const callsBefore = commands.count;
+      const began = performance.now();
+      for (let i = 0; i < sizes.presses; i++) {
+        sides[kind].latencies.push(await turn(user, i % 2 === 0));
+      }
+      sides[kind].cpu += cpuMs(child.pid as number) - cpuBefore;
+      sides[kind].turns += sizes.presses;
+      if (kind === "bot") {
+        redisCommands += commands.count - callsBefore - idleRate * (performance.now() - began);
+      }
+    }
+  }
+
+  const byCommand = [...commands.byCommand]
+    .map(([name, calls]) => `${name} ${(calls / sides.bot.turns).toFixed(2)}`)
+    .join(", ");
+  console.log(`Redis commands per page turn (idle ones included): ${byCommand}`);
+  commands.close();
+
+  const crowdSize = 50;
+  const crowd = {
+    bot: await Promise.all(Array.from({ length: crowdSize }, (_, i) => onBouquetList(810_000 + i))),
+    floor: await Promise.all(Array.from({ length: crowdSize }, (_, i) => onFloorPage(910_000 + i))),
+  };
+  for (let round = 0; round < sizes.crowdRounds; round++) {
+    for (const kind of ["floor", "bot"] as const) {
+      const times = await Promise.all(crowd[kind].map((user) => turn(user, round % 2 === 0)));
+      sides[kind].crowd.push(...times);
+    }
+  }
+
+  const reached: { users: number; rss: number; hwm: number; heapNote: string }[] = [];
+  let done = 0;
+  let next = 1_000_000;
+  for (const target of sizes.users) {
+    const batch = 50;
+    while (done < target) {
+      const count = Math.min(batch, target - done);
+      await Promise.all(Array.from({ length: count }, () => onBouquetList(next++)));
+      done += count;
+    }
+    const mem = memory(bot.pid as number);
+    reached.push({ users: target, rss: mem.rss, hwm: mem.hwm, heapNote: "" });
+    console.log(
+      `after ${target} users on the bouquet list: RSS ${mem.rss.toFixed(1)} MB, peak ${mem.hwm.toFixed(1)} MB`,
+    );
+  }
+
+  const figures = {
+    machine,
+    startup: { floor: median(starts.floor), bot: median(starts.bot) },
+    single: {
+      floor: { p50: median(sides.floor.latencies), p99: percentile(sides.floor.latencies, 99) },
+      bot: { p50: median(sides.bot.latencies), p99: percentile(sides.bot.latencies, 99) },
+    },
+    crowd: {
+      floor: { p50: median(sides.floor.crowd), p99: percentile(sides.floor.crowd, 99) },
+      bot: { p50: median(sides.bot.crowd), p99: percentile(sides.bot.crowd, 99) },
+    },
+    cpu: { floor: sides.floor.cpu / sides.floor.turns, bot: sides.bot.cpu / sides.bot.turns },
+    redis: redisCommands / sides.bot.turns,
+    sessionBytes,
+    idle,
+    reached,
+  };
+  report(figures);
+  await Promise.all([stop(bot), stop(floor)]);
+}
+
+type Figures = {
+  machine: string;
+  startup: { floor: number; bot: number };
+  single: Record<"floor" | "bot", { p50: number; p99: number }>;
+  crowd: Record<"floor" | "bot", { p50: number; p99: number }>;
+  cpu: { floor: number; bot: number };
+  redis: number;
+  sessionBytes: number;
+  idle: Record<"floor" | "bot", { rss: number; hwm: number }>;
+  reached: { users: number; rss: number; hwm: number }[];
+};
+
+function report(f: Figures): void {
+  const x = (bot: number, floor: number) => `${(bot / floor).toFixed(2)}×`;
+  const verdict = (ok: boolean) => (ok ? "met" : "**not met**");
+  const rows = [
+    [
+      "page turn press→edit, median, one user",
+      `${f.single.floor.p50.toFixed(2)} ms`,
+      `${f.single.bot.p50.toFixed(2)} ms (p99 ${f.single.bot.p99.toFixed(2)})`,
+      x(f.single.bot.p50, f.single.floor.p50),
+      "≤ 1.5×",
+      verdict(f.single.bot.p50 <= 1.5 * f.single.floor.p50),
+    ],
+    [
+      "page turn median, 50 users at once",
+      `${f.crowd.floor.p50.toFixed(2)} ms`,
+      `${f.crowd.bot.p50.toFixed(2)} ms (p99 ${f.crowd.bot.p99.toFixed(2)})`,
+      x(f.crowd.bot.p50, f.crowd.floor.p50),
+      "≤ 2×",
+      verdict(f.crowd.bot.p50 <= 2 * f.crowd.floor.p50),
+    ],
+    [
+      "bot CPU per page turn",
+      `${f.cpu.floor.toFixed(2)} ms`,
+      `${f.cpu.bot.toFixed(2)} ms`,
+      x(f.cpu.bot, f.cpu.floor),
+      "≤ 2×",
+      verdict(f.cpu.bot <= 2 * f.cpu.floor),
+    ],
+    [
+      "Redis commands per page turn",
+      "0",
+      f.redis.toFixed(2),
+      "—",
+      "≤ 2, one round trip",
+      verdict(f.redis <= 2.2),
+    ],
+    [
+      "session stored per user",
+      "—",
+      `${(f.sessionBytes / 1024).toFixed(2)} KB`,
+      "—",
+      "≤ 2 KB",
+      verdict(f.sessionBytes <= 2048),
+    ],
+    [
+      "RSS idle",
+      `${f.idle.floor.rss.toFixed(1)} MB`,
+      `${f.idle.bot.rss.toFixed(1)} MB`,
+      x(f.idle.bot.rss, f.idle.floor.rss),
+      "≤ 80 MB",
+      verdict(f.idle.bot.rss <= 80),
+    ],
+    ...f.reached.map((r) => [
+      `RSS after ${r.users.toLocaleString("en")} users reached the bouquet list`,
+      "—",
+      `${r.rss.toFixed(1)} MB (peak ${r.hwm.toFixed(1)})`,
+      "—",
+      r.users >= 10_000 ? "≤ 150 MB" : "",
+      r.users >= 10_000 ? verdict(r.hwm <= 150) : "",
+    ]),
+    [
+      "start to first getUpdates",
+      `${f.startup.floor.toFixed(0)} ms`,
+      `${f.startup.bot.toFixed(0)} ms`,
+      x(f.startup.bot, f.startup.floor),
+      "≤ 2.5×",
+      verdict(f.startup.bot <= 2.5 * f.startup.floor),
+    ],
+  ];
+  const table = [
+    "| measure (node dist/main.js) | bare grammY | this bot | ratio | target | |",
+    "|---|---|---|---|---|---|",
+    ...rows.map((row) => `| ${row.join(" | ")} |`),
+  ].join("\n");
+  console.log(`\n${table}\n`);
+  if (QUICK) return;
+  const date = new Date().toISOString().slice(0, 10);
+  const text = `# Speed and memory against a bare grammY bot
+
+\`npm run bench\` (\`bench/ratio.ts\`) runs the bot (\`node dist/main.js\`) and the floor, a bare
+grammY bot with the runner and one handler that answers the tap and edits the message
+(\`bench/floor-bot.mjs\`), against the same Telegram emulator and Redis, in one run with
+interleaved rounds. Latency is press to edit as the emulator sees it; CPU is the bot process's
+utime+stime from \`/proc\` over the presses; Redis commands are what the bot sends, counted with
+\`MONITOR\` (a script is one command; what it runs inside Redis is not counted), less the bot's
+idle rate; memory is VmRSS (and VmHWM, the peak) of the bot's own process.
+
+Run on ${date}, ${f.machine}.
+
+${table}
+
+The journey benchmark (1000 users, provider latency 150 ms) is \`npm run bench:journey\`; its
+results are in [JOURNEY.md](JOURNEY.md).
+`;
+  writeFileSync("bench/RESULTS.md", text);
+  console.log("written to bench/RESULTS.md");
+}
+
+try {
+  await main();
+} finally {
+  for (const child of children) child.kill("SIGKILL");
+  await emulator.close();
+  await sandbox.close();
+  await store.cleanup();
+}
