@@ -64,8 +64,9 @@ export class RedisConnection {
 
   /** Connects, waiting for Redis however long it takes (logged once), then probes it. */
   async open(): Promise<void> {
+    const ready = new Promise((resolve) => this.redis.once("ready", resolve));
     this.redis.connect().catch(() => undefined);
-    while (!this.healthy) await new Promise((resolve) => setTimeout(resolve, 100));
+    await ready;
     const every = this.options.probeMs ?? 1_000;
     this.probe = setInterval(() => void this.ping(), every);
     this.probe.unref();

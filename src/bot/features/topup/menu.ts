@@ -1,5 +1,6 @@
 // Steps 3 to 5 as plain callback handlers over the journey in the session: browsing bouquets
 // by period and page, the confirm screen, and Confirm. Each tap edits the same message.
+import type { InlineKeyboard } from "grammy";
 import type { PurchaseIntent } from "../../../domain/topup.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
@@ -35,6 +36,11 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     if (draft?.v !== FLOW_VERSION || draft.id !== journeyId) return undefined;
     await deps.listings.put(journeyId, listingOf(draft));
     return { ...draft, menuMessageId: messageId };
+  }
+
+  /** The tap's answer and the new screen go out together: the screen shows sooner. */
+  async function showing(ctx: BotContext, view: { text: string; keyboard: InlineKeyboard }) {
+    await Promise.all([ctx.answerCallbackQuery(), editQuietly(ctx, view.text, view.keyboard)]);
   }
 
   /** Handles a tap on a journey's menu. */
@@ -78,16 +84,14 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
         journey.selected = undefined;
         journey.view = action;
         const view = overviewView(journey, t, fmt, now);
-        await ctx.answerCallbackQuery();
-        await editQuietly(ctx, view.text, view.keyboard);
+        await showing(ctx, view);
         return;
       }
       case "list": {
         journey.selected = undefined;
         journey.view = action;
         const view = listView(journey, action.filter, action.page, t, fmt);
-        await ctx.answerCallbackQuery();
-        await editQuietly(ctx, view.text, view.keyboard);
+        await showing(ctx, view);
         return;
       }
       case "pick": {
@@ -102,8 +106,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
           back,
         };
         const view = confirmView(journey, action.bouquet, back, t, fmt);
-        await ctx.answerCallbackQuery();
-        await editQuietly(ctx, view.text, view.keyboard);
+        await showing(ctx, view);
         return;
       }
       case "confirm":
