@@ -91,7 +91,8 @@ function memory(pid: number): { rss: number; hwm: number } {
  * the commands it runs inside Redis ("lua" as their source) do not.
  */
 async function commandCounter(redis: Redis, prefix: string) {
-  const monitor = await redis.duplicate().monitor();
+  const connection = redis.duplicate();
+  const monitor = await connection.monitor();
   let count = 0;
   const byCommand = new Map<string, number>();
   monitor.on("monitor", (_time: string, args: string[], source: string) => {
@@ -105,7 +106,10 @@ async function commandCounter(redis: Redis, prefix: string) {
       return count;
     },
     byCommand,
-    close: () => monitor.disconnect(),
+    close: () => {
+      monitor.disconnect();
+      connection.disconnect();
+    },
   };
 }
 
@@ -410,11 +414,17 @@ results are in [JOURNEY.md](JOURNEY.md).
   console.log("written to bench/RESULTS.md");
 }
 
+let failed = false;
 try {
   await main();
+} catch (error) {
+  failed = true;
+  console.error(error);
 } finally {
   for (const child of children) child.kill("SIGKILL");
   await emulator.close();
   await sandbox.close();
   await store.cleanup();
 }
+// A benchmark script: whatever a library left open, it ends here.
+process.exit(failed ? 1 : 0);
