@@ -16,21 +16,22 @@ interface Replica {
   base: string;
 }
 
+/** A replica in webhook mode; `webhookUrl` may name the replica's own address. */
 async function startReplica(
   stack: ProcessStack,
-  webhookUrl: string,
+  webhookUrl: string | ((base: string) => string),
   env: Record<string, string> = {},
 ): Promise<Replica> {
   const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
   const bot = stack.startBot({
-    WEBHOOK_URL: webhookUrl,
+    WEBHOOK_URL: typeof webhookUrl === "string" ? webhookUrl : webhookUrl(base),
     WEBHOOK_SECRET: SECRET,
     HTTP_PORT: String(port),
     HTTP_HOST: "127.0.0.1",
     LOG_LEVEL: "info",
     ...env,
   });
-  const base = `http://127.0.0.1:${port}`;
   await until(async () => (await status(`${base}/readyz`)) === 200, 20_000);
   return { bot, base };
 }
@@ -42,18 +43,8 @@ describe("webhook mode, one replica", () => {
   let replica: Replica;
   beforeAll(async () => {
     stack = await startProcessStack("webhook-one", { emulator: fastWebhook });
-    const port = await freePort();
     // Telegram posts straight to the replica: WEBHOOK_URL is the replica's own address.
-    const url = `http://127.0.0.1:${port}${WEBHOOK_PATH}`;
-    const bot = stack.startBot({
-      WEBHOOK_URL: url,
-      WEBHOOK_SECRET: SECRET,
-      HTTP_PORT: String(port),
-      HTTP_HOST: "127.0.0.1",
-      LOG_LEVEL: "info",
-    });
-    replica = { bot, base: `http://127.0.0.1:${port}` };
-    await until(async () => (await status(`${replica.base}/readyz`)) === 200, 20_000);
+    replica = await startReplica(stack, (base) => `${base}${WEBHOOK_PATH}`);
   });
   afterAll(() => stack.stop());
 
@@ -126,6 +117,20 @@ describe("webhook mode, two replicas behind a round-robin dispatcher", () => {
   async function atConfirm(user: ChatUser): Promise<void> {
     await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
     await expectReply(user, () => user.press(/Renew/), "Please confirm");
+  }
+
+  /**
+   * Confirms while the provider holds the top-up `holdMs` before answering; returns the
+   * sandbox's top-up count before, and which replica took the Confirm tap.
+   */
+  async function confirmSlowly(user: ChatUser, holdMs: number) {
+    const before = stack.sandbox.topups.length;
+    stack.sandbox.setFault("subscription-package-topup", { kind: "hang-then-succeed", ms: holdMs });
+    const mark = dispatcher.deliveries.length;
+    await user.press(/Confirm/);
+    await until(() => stack.sandbox.topups.length > before, 5_000);
+    await until(() => dispatcher.deliveries.length > mark, 5_000);
+    return { before, paying: dispatcher.deliveries[mark]?.replica as number };
   }
 
   it("runs concurrent journeys on both replicas, one top-up each", async () => {
@@ -205,14 +210,8 @@ describe("webhook mode, two replicas behind a round-robin dispatcher", () => {
   it("SIGTERM to the replica paying: the receipt is sent, it exits 0, the other serves on", async () => {
     const user = newUser();
     await atConfirm(user);
-    const before = stack.sandbox.topups.length;
-    stack.sandbox.setFault("subscription-package-topup", { kind: "hang-then-succeed", ms: 1_500 });
-    const mark = dispatcher.deliveries.length;
     const receipt = user.waitForText("Top-up successful", { timeoutMs: 15_000 });
-    await user.press(/Confirm/);
-    await until(() => stack.sandbox.topups.length > before, 5_000);
-    await until(() => dispatcher.deliveries.length > mark, 5_000);
-    const paying = dispatcher.deliveries[mark]?.replica as number;
+    const { before, paying } = await confirmSlowly(user, 1_500);
     const stopping = replicas[paying] as Replica;
     stopping.bot.child.kill("SIGTERM");
     // Meanwhile another user is served (by the other replica; the stopping one says 503).
@@ -230,13 +229,7 @@ describe("webhook mode, two replicas behind a round-robin dispatcher", () => {
   it("SIGKILL of the replica paying: the other one finishes the purchase (default settings)", async () => {
     const user = newUser();
     await atConfirm(user);
-    const before = stack.sandbox.topups.length;
-    stack.sandbox.setFault("subscription-package-topup", { kind: "hang-then-succeed", ms: 60_000 });
-    const mark = dispatcher.deliveries.length;
-    await user.press(/Confirm/);
-    await until(() => stack.sandbox.topups.length > before, 5_000);
-    await until(() => dispatcher.deliveries.length > mark, 5_000);
-    const paying = dispatcher.deliveries[mark]?.replica as number;
+    const { before, paying } = await confirmSlowly(user, 60_000);
     const receipt = user.waitForText("Top-up successful", { timeoutMs: 45_000 });
     const killedAt = Date.now();
     replicas[paying]?.bot.child.kill("SIGKILL");
