@@ -5,7 +5,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tools/build.mjs ./tools/
 COPY src ./src
 RUN npm run build
 
@@ -35,6 +35,9 @@ ENV NODE_ENV=production HTTP_PORT=8080
 # with and without). The bot's live heap is about 30 MB at 10,000 users; raise the old space
 # for very large catalogues, and keep the container's memory limit above it plus ~60 MB.
 ENV NODE_OPTIONS="--max-semi-space-size=1 --max-old-space-size=96"
+# glibc gives each thread that allocates its own arena; Node's compiler and GC threads leave
+# them fragmented. Two arenas keep about 4 MB off the idle RSS at no measurable cost.
+ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

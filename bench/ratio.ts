@@ -43,12 +43,17 @@ const PROFILE = process.env.BENCH_PROFILE
   ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
   : [];
 
-/** The Node options the image sets (Dockerfile); both bots run with them. */
-const NODE_OPTIONS =
-  process.env.BENCH_NODE_OPTIONS ?? "--max-semi-space-size=1 --max-old-space-size=96";
+/** The memory settings the image sets (its Dockerfile's ENV lines); both bots run with them. */
+const dockerfile = readFileSync("Dockerfile", "utf8");
+const imageSetting = (name: string) =>
+  new RegExp(`^ENV ${name}="?([^"\\n]*)"?$`, "m").exec(dockerfile)?.[1] ?? "";
+const IMAGE_ENV = {
+  NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? imageSetting("NODE_OPTIONS"),
+  MALLOC_ARENA_MAX: imageSetting("MALLOC_ARENA_MAX"),
+};
 
 function start(kind: "bot" | "floor", env: Record<string, string> = {}): ChildProcess {
-  const base = { ...botEnvironment(emulator, sandbox, store.prefix), NODE_OPTIONS };
+  const base = { ...botEnvironment(emulator, sandbox, store.prefix), ...IMAGE_ENV };
   const child =
     kind === "bot"
       ? spawn(process.execPath, [...PROFILE, "dist/main.js"], {

@@ -36,7 +36,7 @@ import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
 import { TelegramOutcomes } from "./bot/features/topup/outcomes.js";
 import { Poller } from "./bot/polling.js";
 import { configureApi } from "./bot/shared/api.js";
-import { createI18n } from "./bot/shared/i18n.js";
+import { Translator } from "./bot/shared/i18n.js";
 import { ValueFormatter } from "./bot/shared/values.js";
 import type { Config } from "./config.js";
 import { BroadcastSender } from "./domain/broadcast.js";
@@ -86,7 +86,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       });
   const redis = options.redis ?? (connection as RedisConnection).redis;
   const keys = redisKeys(config.redis.keyPrefix);
-  const i18n = createI18n();
+  const i18n = new Translator();
   const subscribers = new RedisSubscribers(redis, keys);
   const formatters = new Map<string, ValueFormatter>();
   const formatter = (locale: string) => {

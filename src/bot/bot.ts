@@ -70,7 +70,7 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
     }
   });
   bot.use(gated(deps.gate, deps.logger, isCancel));
-  bot.use(deps.i18n);
+  bot.use(deps.i18n.middleware());
   bot.use(createRegistry(deps));
   bot.use(
     conversations<BotContext, FlowContext>({

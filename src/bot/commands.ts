@@ -1,11 +1,10 @@
-import type { I18n } from "@grammyjs/i18n";
 import type { Api } from "grammy";
-import type { BotContext } from "./context.js";
+import type { Translator } from "./shared/i18n.js";
 
 const PRIVATE_COMMANDS = ["start", "topup", "cancel", "help", "language"] as const;
 
 /** The command menu of private chats, in English (the default) and in Nepali. */
-export async function registerCommands(api: Api, i18n: I18n<BotContext>): Promise<void> {
+export async function registerCommands(api: Api, i18n: Translator): Promise<void> {
   const scope = { type: "all_private_chats" } as const;
   for (const locale of ["en", "ne"] as const) {
     const commands = PRIVATE_COMMANDS.map((command) => ({

@@ -1,7 +1,7 @@
 import type { ConversationFlavor } from "@grammyjs/conversations";
-import type { I18nFlavor } from "@grammyjs/i18n";
 import type { Context, SessionFlavor } from "grammy";
 import type { Place } from "./features/topup/journey.js";
+import type { Translate } from "./shared/labels.js";
 
 export const LOCALES = ["en", "ne"] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -17,13 +17,18 @@ export interface SessionData {
   conversation?: unknown;
 }
 
+interface TranslateFlavor {
+  /** The text of a key in this update's locale (shared/i18n.ts). */
+  t: Translate;
+}
+
 interface FlowFlags {
   /** Set when this update arrived for a flow that expired or was made obsolete by a deploy. */
   flowExpired?: boolean;
 }
 
 export type BotContext = ConversationFlavor<
-  Context & SessionFlavor<SessionData> & I18nFlavor & FlowFlags
+  Context & SessionFlavor<SessionData> & TranslateFlavor & FlowFlags
 >;
 
 /** Context inside conversations: no session, no i18n there (see identify.ts). */

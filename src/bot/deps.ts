@@ -1,4 +1,3 @@
-import type { I18n } from "@grammyjs/i18n";
 import type { Logger } from "../adapters/logger.js";
 import type { Metrics } from "../adapters/metrics.js";
 import type { Config } from "../config.js";
@@ -10,7 +9,7 @@ import type { SubscriberStore } from "../domain/subscribers.js";
 import type { LookupRefStore } from "../domain/support.js";
 import type { AuditLog } from "../domain/support-audit.js";
 import type { TopupService } from "../domain/topup.js";
-import type { BotContext } from "./context.js";
+import type { Translator } from "./shared/i18n.js";
 import type { UpdateGate } from "./shared/update-gate.js";
 import type { ValueFormatter } from "./shared/values.js";
 
@@ -61,7 +60,7 @@ export interface BotDeps {
   enqueueBroadcast(id: string): Promise<void>;
   /** Sends a broadcast's content to one chat exactly as recipients will see it. */
   previewBroadcast(chatId: number, language: string, content: BroadcastContent): Promise<void>;
-  i18n: I18n<BotContext>;
+  i18n: Translator;
   formatter(locale: string): ValueFormatter;
   now(): number;
   /** True when an error is the store (Redis) being unreachable. */

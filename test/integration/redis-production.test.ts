@@ -1,7 +1,7 @@
 // Redis as production runs it: through Sentinel (a sentinel of the test's own in front of a
 // redis-server of its own) and over TLS (rediss://, with a throwaway certificate). The bot's
 // connection and BullMQ's are made from the same settings.
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisConnection } from "../../src/adapters/redis/connection.js";
 import { type RedisTarget, redisOptions } from "../../src/adapters/redis/options.js";
+import { throwawayCertificate, trustingSelfSigned } from "../support/certificate.js";
 import { freePort } from "../support/ports.js";
 import { type OwnRedis, startOwnRedis } from "../support/redis-server.js";
 
@@ -99,35 +100,11 @@ describe("Redis through Sentinel", () => {
 describe("Redis over TLS (rediss://)", () => {
   let server: ReturnType<typeof spawn>;
   let port: number;
-  const dir = mkdtempSync(join(tmpdir(), "redis-tls-"));
+  const certificate = throwawayCertificate();
   beforeAll(async () => {
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=127.0.0.1",
-        "-keyout",
-        join(dir, "key.pem"),
-        "-out",
-        join(dir, "cert.pem"),
-      ],
-      { stdio: "ignore" },
-    );
     port = await freePort();
     const args = ["--port", "0", "--tls-port", String(port), "--bind", "127.0.0.1"];
-    const files = [
-      "--tls-cert-file",
-      join(dir, "cert.pem"),
-      "--tls-key-file",
-      join(dir, "key.pem"),
-    ];
+    const files = ["--tls-cert-file", certificate.certFile, "--tls-key-file", certificate.keyFile];
     server = spawn("redis-server", [...args, ...files, "--tls-auth-clients", "no", "--save", ""], {
       stdio: "ignore",
     });
@@ -135,21 +112,12 @@ describe("Redis over TLS (rediss://)", () => {
   });
   afterAll(() => {
     server.kill("SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
+    certificate.remove();
   });
 
   it("connects with TLS from the URL alone (certificate checks left on by default)", async () => {
     const target = { url: `rediss://127.0.0.1:${port}`, sentinelName: "mymaster" };
     expect(redisOptions(target).tls).toEqual({});
-    // A self-signed certificate: trusted here through Node's own setting, as an operator
-    // would with NODE_EXTRA_CA_CERTS for a private CA.
-    const previous = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
-    process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
-    try {
-      await answersThrough(target);
-    } finally {
-      if (previous === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
-      else process.env.NODE_TLS_REJECT_UNAUTHORIZED = previous;
-    }
+    await trustingSelfSigned(() => answersThrough(target));
   });
 });

@@ -6,14 +6,14 @@ import {
   recentText,
   SUBSCRIPTIONS_SHOWN,
 } from "../../src/bot/features/support/views.js";
-import { createI18n } from "../../src/bot/shared/i18n.js";
+import { Translator } from "../../src/bot/shared/i18n.js";
 import type { Translate } from "../../src/bot/shared/labels.js";
 import { TEXT_LIMIT } from "../../src/bot/shared/limits.js";
 import { ValueFormatter } from "../../src/bot/shared/values.js";
 import type { CustomerDetails } from "../../src/domain/support.js";
 import { purchaseOf } from "../support/purchases.js";
 
-const i18n = createI18n();
+const i18n = new Translator();
 const en: Translate = (key, variables) => i18n.t("en", key, variables);
 const ne: Translate = (key, variables) => i18n.t("ne", key, variables);
 const fmt = new ValueFormatter("en", "UTC", "NPR");

@@ -1,4 +1,4 @@
-import type { Agent, request } from "undici";
+import { Agent, type IncomingMessage, type RequestOptions, request } from "node:http";
 import {
   type ProviderOperation,
   ProviderProtocolError,
@@ -20,8 +20,13 @@ export interface Envelope {
   body: unknown;
 }
 
+/** Our own codes for the three ways the provider can be too slow. */
+const CONNECT_TIMEOUT = "PROVIDER_CONNECT_TIMEOUT";
+const HEADERS_TIMEOUT = "PROVIDER_HEADERS_TIMEOUT";
+const BODY_TIMEOUT = "PROVIDER_BODY_TIMEOUT";
+
 /** No answer in time: the request was sent. */
-const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+const TIMEOUT_CODES = new Set([HEADERS_TIMEOUT, BODY_TIMEOUT]);
 
 /** Errors raised before any byte of the request could reach the provider. */
 const NOT_SENT_CODES = new Set([
@@ -30,8 +35,11 @@ const NOT_SENT_CODES = new Set([
   "EAI_AGAIN",
   "EHOSTUNREACH",
   "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
+  CONNECT_TIMEOUT,
 ]);
+
+/** An idle pooled connection is closed before a provider's usual 5 s keep-alive ends. */
+const IDLE_CONNECTION_MS = 4_000;
 
 /** Thrown with `sent: false` when the request certainly did not reach the provider. */
 export class TransportFailure extends ProviderUnavailableError {
@@ -45,30 +53,40 @@ export class TransportFailure extends ProviderUnavailableError {
   }
 }
 
+type Requester = (url: URL, options: RequestOptions) => ReturnType<typeof request>;
+
 /**
  * One POST to the provider and the classification of its answer into the typed errors.
  * Knows HTTP and the common envelope (`success`, `code`, `body`), nothing of the versions.
- * The timeout is undici's, counted from when the request is on a connection: time spent
- * waiting for a free connection of the pool is not the provider's.
+ *
+ * Node's own HTTP client, with a keep-alive pool: grammY and our HTTP server load it anyway,
+ * where undici would add 19 MB to a bot that idles in 80 (bench/RESULTS.md). The timeout
+ * starts when the request has its connection: waiting for a free one is not the provider's
+ * time. It then bounds connecting, the wait for the headers, and each pause in the body.
  */
 export class ProviderTransport {
-  /** undici, loaded with the first call: the bot starts faster and idles smaller without it. */
-  private undici: Promise<{ agent: Agent; request: typeof request }> | undefined;
+  private readonly url: URL;
+  private client: Promise<{ agent: Agent; send: Requester }> | undefined;
 
-  constructor(private readonly options: TransportOptions) {}
+  constructor(private readonly options: TransportOptions) {
+    this.url = new URL(options.baseUrl);
+  }
 
+  /** node:https (and TLS) only for an https provider. */
   private connect() {
-    this.undici ??= import("undici").then(({ Agent, request }) => ({
-      request,
-      agent: new Agent({
-        connections: this.options.maxConnections ?? 16,
-        keepAliveTimeout: 10_000,
-        connectTimeout: this.options.timeoutMs,
-        headersTimeout: this.options.timeoutMs,
-        bodyTimeout: this.options.timeoutMs,
+    this.client ??= (
+      this.url.protocol === "https:"
+        ? import("node:https").then((https) => ({ Agent: https.Agent, send: https.request }))
+        : Promise.resolve({ Agent, send: request })
+    ).then(({ Agent: PoolAgent, send }) => ({
+      send: send as Requester,
+      agent: new PoolAgent({
+        keepAlive: true,
+        maxSockets: this.options.maxConnections ?? 16,
+        timeout: IDLE_CONNECTION_MS,
       }),
     }));
-    return this.undici;
+    return this.client;
   }
 
   async post(
@@ -76,24 +94,13 @@ export class ProviderTransport {
     payload: object,
     signal?: AbortSignal,
   ): Promise<Envelope> {
-    const url = `${this.options.baseUrl}/api/third-party/${this.options.version}/${operation}`;
-    const { agent, request } = await this.connect();
-    let status: number;
-    let text: string;
+    const url = new URL(
+      `${this.url.pathname.replace(/\/$/, "")}/api/third-party/${this.options.version}/${operation}`,
+      this.url,
+    );
+    let answer: { status: number; text: string };
     try {
-      const response = await request(url, {
-        method: "POST",
-        dispatcher: agent,
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json",
-          authorization: `Bearer ${this.options.token}`,
-        },
-        body: JSON.stringify(payload),
-        signal,
-      });
-      status = response.statusCode;
-      text = await response.body.text();
+      answer = await this.send(url, JSON.stringify(payload), signal);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       const code = (error as { code?: string }).code ?? "";
@@ -103,11 +110,62 @@ export class ProviderTransport {
         : `network error ${code || (error as Error).name}`;
       throw new TransportFailure(operation, message, timedOut || !NOT_SENT_CODES.has(code), error);
     }
-    return classify(operation, status, text);
+    return classify(operation, answer.status, answer.text);
+  }
+
+  private async send(url: URL, body: string, signal?: AbortSignal) {
+    const { agent, send } = await this.connect();
+    const timeoutMs = this.options.timeoutMs;
+    return new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const outgoing = send(url, {
+        method: "POST",
+        agent,
+        signal,
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          accept: "application/json",
+          authorization: `Bearer ${this.options.token}`,
+        },
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const within = (code: string) => {
+        clearTimeout(timer);
+        timer = setTimeout(
+          () => outgoing.destroy(Object.assign(new Error(code), { code })),
+          timeoutMs,
+        );
+      };
+      const fail = (error: Error) => {
+        clearTimeout(timer);
+        reject(error);
+      };
+      outgoing.once("socket", (socket) => {
+        if (!socket.connecting) return within(HEADERS_TIMEOUT);
+        within(CONNECT_TIMEOUT);
+        const ready = "encrypted" in socket ? "secureConnect" : "connect";
+        socket.once(ready, () => within(HEADERS_TIMEOUT));
+      });
+      outgoing.once("response", (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        within(BODY_TIMEOUT);
+        response.on("data", (chunk: Buffer) => {
+          chunks.push(chunk);
+          within(BODY_TIMEOUT);
+        });
+        response.once("end", () => {
+          clearTimeout(timer);
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() });
+        });
+        response.once("error", fail);
+      });
+      outgoing.once("error", fail);
+      outgoing.end(body);
+    });
   }
 
   async close(): Promise<void> {
-    if (this.undici) await (await this.undici).agent.close();
+    if (this.client) (await this.client).agent.destroy();
   }
 }
 

@@ -1,11 +1,10 @@
-import type { I18n } from "@grammyjs/i18n";
 import type { BotError } from "grammy";
 import type { Log } from "../../domain/ports.js";
 import type { BotContext } from "../context.js";
-import { localeFromTelegram, localeOf } from "./i18n.js";
+import { localeFromTelegram, localeOf, type Translator } from "./i18n.js";
 
 export interface ErrorBoundaryOptions {
-  i18n: I18n<BotContext>;
+  i18n: Translator;
   log: Log;
   isSupportGroup(chatId: number): boolean;
   /** True when the failure is the store being unreachable (said once elsewhere). */

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Conversation } from "@grammyjs/conversations";
-import type { I18n } from "@grammyjs/i18n";
 import type { BotContext, FlowContext } from "../context.js";
+import type { Translator } from "./i18n.js";
 import type { Translate } from "./labels.js";
 
 export type FlowConversation = Conversation<BotContext, FlowContext>;
@@ -15,7 +15,7 @@ export const newFlowId = () => randomBytes(5).toString("hex");
  */
 export async function beginFlow(
   conversation: FlowConversation,
-  i18n: I18n<BotContext>,
+  i18n: Translator,
   locale: string,
 ): Promise<{ t: Translate; id: string }> {
   const t: Translate = (key, variables) => i18n.t(locale, key, variables);

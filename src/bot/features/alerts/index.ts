@@ -1,11 +1,10 @@
 // Operators are told when the provider refuses our token or stops answering, and when it
 // recovers: every admin in a private chat, in their language, and every support group.
-import type { I18n } from "@grammyjs/i18n";
 import type { Api } from "grammy";
 import type { Log } from "../../../domain/ports.js";
 import type { AlertChannel, ProviderAlert } from "../../../domain/provider-health.js";
 import type { SubscriberStore } from "../../../domain/subscribers.js";
-import type { BotContext } from "../../context.js";
+import type { Translator } from "../../shared/i18n.js";
 
 export interface AlertRecipients {
   adminUserIds: number[];
@@ -16,7 +15,7 @@ export interface AlertRecipients {
 export class TelegramAlerts implements AlertChannel {
   constructor(
     private readonly api: Api,
-    private readonly i18n: I18n<BotContext>,
+    private readonly i18n: Translator,
     private readonly subscribers: SubscriberStore,
     private readonly recipients: AlertRecipients,
     private readonly log: Log,

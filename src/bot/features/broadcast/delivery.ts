@@ -1,4 +1,3 @@
-import type { I18n } from "@grammyjs/i18n";
 import { type Api, GrammyError } from "grammy";
 import type {
   BroadcastContent,
@@ -10,7 +9,7 @@ import type {
   Recipient,
 } from "../../../domain/broadcast.js";
 import type { Log } from "../../../domain/ports.js";
-import type { BotContext } from "../../context.js";
+import type { Translator } from "../../shared/i18n.js";
 import type { Translate } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { plansText, progressText, unsubscribeKeyboard } from "./views.js";
@@ -30,7 +29,7 @@ function copySource(reference: string): [chatId: number, messageId: number] {
 export class TelegramBroadcastPorts implements BroadcastPorts {
   constructor(
     private readonly api: Api,
-    private readonly i18n: I18n<BotContext>,
+    private readonly i18n: Translator,
     private readonly formatter: (locale: string) => ValueFormatter,
     private readonly log: Log,
   ) {}

@@ -27,7 +27,6 @@ chat.callbackQuery(languageButtons.filter, async (ctx) => {
     return;
   }
   ctx.session.language = chosen;
-  ctx.i18n.useLocale(chosen);
   await ctx.answerCallbackQuery();
   await ctx.editMessageText(ctx.t("language-set"));
 });

@@ -1,12 +1,11 @@
 // How a purchase's outcome reads in Telegram: the receipt, a decline, "nothing was charged",
 // "still checking". The domain's OutcomeTeller decides when it is told; this only says it.
-import type { I18n } from "@grammyjs/i18n";
 import { type Api, InlineKeyboard } from "grammy";
 import { parseBouquetName } from "../../../domain/bouquet-name.js";
 import type { OutcomeChannel } from "../../../domain/outcomes.js";
 import type { NotChargedReason, Purchase } from "../../../domain/purchase.js";
-import type { BotContext } from "../../context.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
+import type { Translator } from "../../shared/i18n.js";
 import type { Translate } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { topupButtons } from "./callback-data.js";
@@ -23,7 +22,7 @@ const NOT_CHARGED_KEYS: Record<NotChargedReason, string> = {
 export class TelegramOutcomes implements OutcomeChannel {
   constructor(
     private readonly api: Api,
-    private readonly i18n: I18n<BotContext>,
+    private readonly i18n: Translator,
     private readonly formatter: (locale: string) => ValueFormatter,
   ) {}
 
