@@ -121,12 +121,16 @@ async function concurrentUsers(users: number, latencyMs: number) {
       user.press(/Renew/);
       await next;
       const confirmAt = performance.now();
+      const processing = wait("Processing your payment");
       next = wait("Top-up successful");
       user.press(/Confirm/);
+      await processing;
+      const processingAt = performance.now();
       await next;
       return {
         toMenu: menuAt - started,
         browse: confirmAt - menuAt,
+        confirm: processingAt - confirmAt,
         total: performance.now() - started,
       };
     };
@@ -142,6 +146,7 @@ async function concurrentUsers(users: number, latencyMs: number) {
       wall,
       toMenu: spread(results.map((r) => r.toMenu)),
       browse: spread(results.map((r) => r.browse)),
+      confirm: spread(results.map((r) => r.confirm)),
       total: spread(results.map((r) => r.total)),
     };
   } finally {
@@ -191,6 +196,9 @@ console.log(
 );
 console.log(
   `  Renew to confirm screen (no provider call): p50 ${ms(load.browse.p50)}, p99 ${ms(load.browse.p99)}`,
+);
+console.log(
+  `  Confirm to "Processing your payment…": p50 ${ms(load.confirm.p50)}, p99 ${ms(load.confirm.p99)}`,
 );
 console.log(
   `  whole journey (5 provider calls): p50 ${ms(load.total.p50)}, p99 ${ms(load.total.p99)}`,

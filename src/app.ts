@@ -229,6 +229,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
         new RedisPollingTurn(redis, keys.pollingTurn, config.pollingLeaseMs),
         {
           leaseMs: config.pollingLeaseMs,
+          concurrency: config.pollingConcurrency,
           pollTimeoutSeconds: config.telegram.pollTimeoutSeconds,
           allowedUpdates: ALLOWED_UPDATES,
         },

@@ -150,6 +150,7 @@ const environment = z
     METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().optional()),
     SHUTDOWN_GRACE_SECONDS: wholeNumber(25, 1, 3_600, "seconds"),
     POLLING_LEASE_SECONDS: wholeNumber(10, 2, 300, "seconds"),
+    POLLING_CONCURRENCY: wholeNumber(5_000, 1, 100_000, "updates"),
     REDIS_SENTINELS: z.preprocess(
       unsetIfEmpty,
       z
@@ -242,6 +243,7 @@ const schema = environment.transform((e) => ({
       : undefined,
   shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
   pollingLeaseMs: e.POLLING_LEASE_SECONDS * 1000,
+  pollingConcurrency: e.POLLING_CONCURRENCY,
   limits: {
     lookups: e.LOOKUP_LIMIT,
     lookupWindowMs: e.LOOKUP_LIMIT_MINUTES * 60_000,

@@ -17,6 +17,12 @@ export interface PollingTurn {
 export interface PollerOptions {
   /** The turn's lease: a dead holder's turn lapses after this; renewed every fifth of it. */
   leaseMs: number;
+  /**
+   * Updates handled at once. Most of an update's time is spent waiting (the provider, Redis),
+   * so the runner's default of 500 made a tap wait behind hundreds of lookups that only waited
+   * for the provider (bench/JOURNEY.md).
+   */
+  concurrency: number;
   pollTimeoutSeconds: number;
   allowedUpdates: readonly string[];
 }
@@ -105,6 +111,7 @@ export class Poller {
         silent: true,
         retryInterval: "exponential",
       },
+      sink: { concurrency: this.options.concurrency },
     });
     this.runner = runner;
     this.startedAt = Date.now();

@@ -130,7 +130,7 @@ describe("the playground page", () => {
     expect(await edited.count()).toBe(1);
     await edited.locator(".edited").waitFor();
 
-    await button(edited, "Gold · NPR 700.00").click();
+    await button(edited, "Gold (monthly) · NPR 700.00").click();
     await edited.filter({ hasText: "Please confirm your top-up" }).waitFor();
     await button(edited, "✅ Confirm and pay").click();
     await page.locator(".toast", { hasText: "Processing" }).waitFor();

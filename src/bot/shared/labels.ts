@@ -7,6 +7,28 @@ import type { ValueFormatter } from "./values.js";
 
 export type Translate = (key: string, variables?: Record<string, string | number>) => string;
 
+/** "monthly", "add-on, monthly", "add-on", "one-off": the two markers are independent. */
+export function billingLabel(
+  bouquet: { period: string | null; addOn: boolean },
+  t: Translate,
+): string {
+  const period = bouquet.period ? t(`period-${bouquet.period}`) : null;
+  if (bouquet.addOn) return period ? t("period-addon-of", { period }) : t("period-addon");
+  return period ?? t("period-other");
+}
+
+/**
+ * Labels that tell buttons apart: where two would read the same (same name, billing and
+ * price), each of them gets its package code.
+ */
+export function distinctLabels(labels: string[], codes: string[]): string[] {
+  const seen = new Map<string, number>();
+  for (const label of labels) seen.set(label, (seen.get(label) ?? 0) + 1);
+  return labels.map((label, i) =>
+    (seen.get(label) ?? 0) > 1 ? `${label} · #${truncate(codes[i] ?? "", 12)}` : label,
+  );
+}
+
 export function statusLabel(status: string, t: Translate): string {
   if (status === "active") return t("status-active");
   if (status === "inactive") return t("status-inactive");

@@ -6,7 +6,7 @@ import type { OutcomeChannel } from "../../../domain/outcomes.js";
 import type { NotChargedReason, Purchase } from "../../../domain/purchase.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import type { Translator } from "../../shared/i18n.js";
-import type { Translate } from "../../shared/labels.js";
+import { billingLabel, type Translate } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { topupButtons } from "./callback-data.js";
 
@@ -62,12 +62,12 @@ export class TelegramOutcomes implements OutcomeChannel {
     t: Translate,
   ): string {
     const fmt = this.formatter(purchase.language);
-    const { displayName, period, addOn } = parseBouquetName(purchase.bouquet.name);
+    const bouquet = parseBouquetName(purchase.bouquet.name);
     const lines = [
       t("receipt", {
         txnId: escapeHtml(truncate(transaction.txnId, 64)),
-        bouquet: escapeHtml(truncate(displayName, 120)),
-        period: t(`period-${addOn ? "addon" : (period ?? "other")}`),
+        bouquet: escapeHtml(truncate(bouquet.displayName, 120)),
+        period: billingLabel(bouquet, t),
         amount: fmt.amount(transaction.amount),
       }),
     ];

@@ -6,7 +6,9 @@ import { type BouquetFilter, filtersPresent } from "../../../domain/catalogue.js
 import type { Bouquet, Connection, Customer } from "../../../domain/model.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import {
+  billingLabel,
   connectionLabel,
+  distinctLabels,
   statusLabel,
   subscriptionLine,
   type Translate,
@@ -70,10 +72,35 @@ function header(journey: Journey, t: Translate): string {
   return lines.join("\n");
 }
 
-const priced = (bouquet: Bouquet | undefined, fmt: ValueFormatter) =>
+const priced = (bouquet: Bouquet | undefined, fmt: ValueFormatter, t: Translate) =>
   bouquet
-    ? { name: truncate(bouquet.displayName, LABEL_LENGTH), price: fmt.amount(bouquet.price) }
-    : { name: "?", price: "" };
+    ? {
+        name: truncate(bouquet.displayName, LABEL_LENGTH),
+        billing: billingLabel(bouquet, t),
+        price: fmt.amount(bouquet.price),
+      }
+    : { name: "?", billing: "", price: "" };
+
+/** One button per bouquet, each reading differently from the others. */
+function bouquetButtons(
+  journey: Journey,
+  indexes: number[],
+  renewing: ReadonlySet<number>,
+  t: Translate,
+  fmt: ValueFormatter,
+): InlineKeyboard {
+  const labels = indexes.map((index) =>
+    t(renewing.has(index) ? "renew-button" : "bouquet-button", {
+      ...priced(journey.bouquets[index], fmt, t),
+    }),
+  );
+  const codes = indexes.map((index) => journey.bouquets[index]?.code ?? "");
+  const keyboard = new InlineKeyboard();
+  distinctLabels(labels, codes).forEach((label, i) => {
+    keyboard.text(label, menuButton(journey.id, { op: "pick", bouquet: indexes[i] ?? -1 })).row();
+  });
+  return keyboard;
+}
 
 export function overviewView(
   journey: Journey,
@@ -90,15 +117,8 @@ export function overviewView(
   if (hidden > 0) lines.push(t("list-more", { count: hidden }));
   lines.push("", t("choose-package"));
 
-  const keyboard = new InlineKeyboard();
-  for (const index of renewals(journey).slice(0, 3)) {
-    keyboard
-      .text(
-        t("renew-button", priced(journey.bouquets[index], fmt)),
-        menuButton(journey.id, { op: "pick", bouquet: index }),
-      )
-      .row();
-  }
+  const renewing = renewals(journey).slice(0, 3);
+  const keyboard = bouquetButtons(journey, renewing, new Set(renewing), t, fmt);
   filtersPresent(journey.bouquets).forEach((filter, i) => {
     keyboard.text(t(`filter-${filter}`), menuButton(journey.id, { op: "list", filter, page: 0 }));
     if (i % 2 === 1) keyboard.row();
@@ -121,16 +141,7 @@ export function listView(
     "",
     t("list-title", { filter: t(`filter-${filter}`), page: page + 1, pages }),
   ].join("\n");
-  const keyboard = new InlineKeyboard();
-  for (const index of items) {
-    const key = renewing.has(index) ? "renew-button" : "bouquet-button";
-    keyboard
-      .text(
-        t(key, priced(journey.bouquets[index], fmt)),
-        menuButton(journey.id, { op: "pick", bouquet: index }),
-      )
-      .row();
-  }
+  const keyboard = bouquetButtons(journey, items, renewing, t, fmt);
   const go = (target: number) => menuButton(journey.id, { op: "list", filter, page: target });
   keyboard
     .text(t("button-prev"), page > 0 ? go(page - 1) : menuButton(journey.id, { op: "noop" }))
@@ -160,7 +171,7 @@ export function confirmView(
       customer: shortName(journey.customer),
       connection: connectionLine(journey.connection, t),
       bouquet: escapeHtml(truncate(bouquet?.displayName ?? "?", 2 * NAME_LENGTH)),
-      period: t(`period-${bouquet?.addOn ? "addon" : (bouquet?.period ?? "other")}`),
+      period: bouquet ? billingLabel(bouquet, t) : "?",
       price: bouquet ? fmt.amount(bouquet.price) : "?",
     }),
   ]

@@ -1,0 +1,85 @@
+// Issue #13, what a new subscriber trips over: each point through the real bot, in English
+// and Nepali where text is involved.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { buttonsOf, expectReply } from "../support/chat.js";
+import { type Stack, startStack } from "../support/stack.js";
+
+type Bouquet = Record<string, unknown> & { code: string; name: string; price: number };
+type Listing = { tv: { subscriptions: Record<string, unknown>[]; bouquets: Bouquet[] } };
+
+let stack: Stack;
+let nextUser = 71_000;
+const newUser = (language: "en" | "ne" = "en") =>
+  stack.emulator.user({ id: ++nextUser, first_name: "New", language_code: language });
+
+beforeAll(async () => {
+  stack = await startStack("experience", { CURRENCY: "NPR" });
+});
+afterEach(() => stack.sandbox.reset());
+afterAll(() => stack.stop());
+
+const CHOOSE = { en: "Choose a package", ne: "किन्ने प्याकेज छान्नुहोस्" };
+
+const rewriteListing = (change: (body: Listing) => void) =>
+  stack.sandbox.setFault("get-subscription-package", {
+    kind: "transform",
+    transform: (response) => {
+      change(response.body as Listing);
+      return response;
+    },
+  });
+
+describe("1. add-ons tell apart", () => {
+  // Four add-ons of one name: the marker and the period in any order, twins included.
+  const sportsAddOns = (body: Listing) => {
+    const base = body.tv.bouquets.find((b) => b.code === "TV-ADD-SPORTS-HD") as Bouquet;
+    body.tv.bouquets = body.tv.bouquets.filter((b) => !b.name.includes("[AddOn]"));
+    body.tv.bouquets.push(
+      { ...base, code: "SP-M", name: "Sports HD [AddOn] (MONTHLY)", price: 250 },
+      { ...base, code: "SP-Q", name: "Sports HD (QUARTERLY) [AddOn]", price: 700 },
+      { ...base, code: "SP-X", name: "[AddOn] Sports HD", price: 250 },
+      { ...base, code: "SP-M2", name: "Sports HD [AddOn] (MONTHLY)", price: 250 },
+    );
+  };
+
+  it.each([
+    ["en", "Add-ons", "add-on, monthly", "Period: add-on, monthly"],
+    ["ne", "एड-अन", "एड-अन, मासिक", "अवधि: एड-अन, मासिक"],
+  ] as const)(
+    "in %s: every button differs, each says add-on and its period",
+    async (language, filter, monthly, period) => {
+      rewriteListing(sportsAddOns);
+      const user = newUser(language);
+      await expectReply(user, () => user.sendText("/topup 1000001"), CHOOSE[language]);
+      const list = await expectReply(user, () => user.press(filter), /पृष्ठ|page \d+ of/);
+      const sports = buttonsOf(user, list).filter((label) => label.includes("Sports HD"));
+      expect(sports).toHaveLength(4);
+      expect(new Set(sports).size).toBe(4);
+      expect(sports.filter((label) => label.includes(`(${monthly})`))).toHaveLength(2);
+      expect(sports.every((label) => label.includes(language === "en" ? "add-on" : "एड-अन"))).toBe(
+        true,
+      );
+      expect(sports.filter((label) => label.includes("#SP-M"))).toHaveLength(2);
+      const first = sports.find((label) => label.includes("#SP-M2")) as string;
+      const confirm = await expectReply(user, () => user.press(first), period);
+      expect(confirm.text).toContain(period);
+    },
+  );
+});
+
+describe("2. amounts as money", () => {
+  it("65.50 with the currency, the same on the button, the confirm screen and the receipt", async () => {
+    const user = newUser();
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+    let list = await expectReply(user, () => user.press("Add-ons"), /page 1 of/);
+    for (let page = 2; !buttonsOf(user, list).some((label) => label.startsWith("Kids")); page++) {
+      list = await expectReply(user, () => user.press("Next ›"), `page ${page} of`);
+    }
+    const kids = buttonsOf(user, list).find((label) => label.startsWith("Kids")) ?? "";
+    expect(kids).toMatch(/· NPR\s65\.50$/);
+    const confirm = await expectReply(user, () => user.press(kids), "Please confirm");
+    expect(confirm.text).toMatch(/Price: NPR\s65\.50/);
+    const receipt = await expectReply(user, () => user.press(/Confirm/), "Top-up successful");
+    expect(receipt.text).toMatch(/Amount: NPR\s65\.50/);
+  });
+});
