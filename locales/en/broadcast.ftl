@@ -16,7 +16,12 @@ audience-nepali = Nepali speakers
 audience-tv = TV customers
 audience-internet = Internet customers
 audience-iptv = IPTV customers
-broadcast-confirm = Above is the preview, exactly as recipients will see it. Send it to { $count } subscribers ({ $audience })?
+broadcast-audience-empty = Nobody is in { $audience } yet, so there is no one to send it to. Choose another audience, or /cancel.
+broadcast-confirm =
+    Above is the preview, exactly as recipients will see it. { $count ->
+        [one] Send it to { $count } subscriber ({ $audience })?
+       *[other] Send it to { $count } subscribers ({ $audience })?
+    }
 button-send = ✅ Send
 broadcast-not-sent = Not sent.
 broadcast-progress = Sending… { $sent } sent, { $failed } failed, { $blocked } blocked, { $remaining } remaining of { $total }.

@@ -25,7 +25,7 @@ support-state-done = ✅ done
 support-state-pending = ⏳ pending
 support-state-not-charged = ↩️ not charged
 support-state-failed = ❌ failed
-support-txn-usage = Send <code>/txn</code> followed by a checkout ID or one of our transaction references, for example <code>/txn tg123-abc1</code>.
+support-txn-usage = Send <code>/txn</code> followed by the transaction ID on the customer's receipt, a checkout ID or one of our references, for example <code>/txn tg123-abc1</code>.
 support-txn-details =
     <b>Transaction</b>
     Transaction ID: <code>{ $txnId }</code>

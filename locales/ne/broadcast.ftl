@@ -16,6 +16,7 @@ audience-nepali = नेपाली भाषीलाई
 audience-tv = टिभी ग्राहकलाई
 audience-internet = इन्टरनेट ग्राहकलाई
 audience-iptv = आईपीटिभी ग्राहकलाई
+broadcast-audience-empty = यो समूहमा ({ $audience }) अहिलेसम्म कोही छैन, पठाउने कोही छैन। अर्को प्रापक समूह छान्नुहोस्, वा /cancel।
 broadcast-confirm = माथि प्रिभ्यु छ, प्रापकहरूले ठ्याक्कै यस्तै देख्नेछन्। { $count } ग्राहकलाई ({ $audience }) पठाउने?
 button-send = ✅ पठाउनुहोस्
 broadcast-not-sent = पठाइएन।

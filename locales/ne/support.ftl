@@ -25,7 +25,7 @@ support-state-done = ✅ सफल
 support-state-pending = ⏳ प्रक्रियामा
 support-state-not-charged = ↩️ रकम काटिएन
 support-state-failed = ❌ असफल
-support-txn-usage = <code>/txn</code> पछि चेकआउट आईडी वा हाम्रो कारोबार सन्दर्भ पठाउनुहोस्, जस्तै <code>/txn tg123-abc1</code>।
+support-txn-usage = <code>/txn</code> पछि ग्राहकको रसिदमा भएको कारोबार आईडी, चेकआउट आईडी वा हाम्रो सन्दर्भ पठाउनुहोस्, जस्तै <code>/txn tg123-abc1</code>।
 support-txn-details =
     <b>कारोबार</b>
     कारोबार आईडी: <code>{ $txnId }</code>

@@ -95,6 +95,8 @@ export interface PurchaseStore {
   get(id: string): Promise<Purchase | null>;
   byCheckout(checkoutId: string): Promise<Purchase | null>;
   byReference(reference: string): Promise<Purchase | null>;
+  /** By the provider's transaction id, the one printed on the customer's receipt. */
+  byTransaction(txnId: string): Promise<Purchase | null>;
   /**
    * The right to work on a purchase. While held, the purchase is due when the lease would
    * lapse, so that another instance finishes it soon after its holder dies.

@@ -74,14 +74,20 @@ export type TransactionLookup =
   | { kind: "not-found" }
   | { kind: "failed" };
 
-/** Accepts a checkout id, or our own reference (udf1) that a purchase resolves to one. */
+/**
+ * Accepts a checkout id, our own reference (udf1), or the provider's transaction id from the
+ * customer's receipt; the last two resolve through the purchase to its checkout id.
+ */
 export async function lookUpTransaction(
   purchases: PurchaseStore,
   provider: ProviderPort,
   query: string,
   log: Log,
 ): Promise<TransactionLookup> {
-  const purchase = (await purchases.byReference(query)) ?? (await purchases.byCheckout(query));
+  const purchase =
+    (await purchases.byReference(query)) ??
+    (await purchases.byTransaction(query)) ??
+    (await purchases.byCheckout(query));
   const checkoutId = purchase?.checkout?.id ?? query;
   const found = await ask(() => provider.txnStatus(checkoutId), log, "support transaction lookup");
   if (found.ok) return { kind: "found", transaction: found.value, purchase };

@@ -207,3 +207,44 @@ describe("a broadcast when the bot is killed", () => {
     expect(sent).toBeGreaterThan(atKill);
   }, 60_000);
 });
+
+describe("admin broadcasts to small audiences", () => {
+  const ADMIN_NE = 99_001;
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack("broadcast-small", { ADMIN_USER_IDS: `${ADMIN},${ADMIN_NE}` });
+  });
+  afterAll(() => stack.stop());
+
+  it("refuses an audience of nobody before the preview, and counts one subscriber as one", async () => {
+    const admin = stack.emulator.user({ id: ADMIN, first_name: "Admin", language_code: "en" });
+    await subscribers(stack.emulator, 8700, 1, "ne");
+    await expectReply(admin, () => admin.sendText("/broadcast"), "Send the message to broadcast");
+    await expectReply(admin, () => admin.sendText("Only for IPTV"), "Who should receive it?");
+    const before = admin.messages().length;
+    await expectReply(
+      admin,
+      () => admin.press("IPTV customers"),
+      "Nobody is in IPTV customers yet",
+    );
+    // No preview was sent: only the refusal came.
+    expect(admin.messages().slice(before).map((m) => m.text)).toEqual([
+      "Nobody is in IPTV customers yet, so there is no one to send it to. Choose another audience, or /cancel.",
+    ]);
+    const confirm = await expectReply(
+      admin,
+      () => admin.press("Nepali speakers"),
+      "exactly as recipients will see it",
+    );
+    expect(confirm.text).toContain("Send it to 1 subscriber (Nepali speakers)?");
+    await expectReply(admin, () => admin.press("Cancel"), "Not sent.");
+  });
+
+  it("says the same in Nepali", async () => {
+    const admin = stack.emulator.user({ id: ADMIN_NE, first_name: "Admin", language_code: "ne" });
+    await expectReply(admin, () => admin.sendText("/broadcast"), /./);
+    await expectReply(admin, () => admin.sendText("केवल IPTV"), /./);
+    const refusal = await expectReply(admin, () => admin.press("आईपीटिभी ग्राहकलाई"), "अहिलेसम्म कोही छैन");
+    expect(refusal.text).toContain("/cancel");
+  });
+});

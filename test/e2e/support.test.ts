@@ -203,6 +203,16 @@ describe("support lookups in an allow-listed group", () => {
     );
     expect(byReference.text).toContain(`Transaction ID: ${topup.txnId}`);
     expect(byReference.text).toContain("✅ done");
+    // The id a customer reads out: the transaction id printed on their receipt.
+    const receipt = payer.messages().find((m) => m.text?.includes("Top-up successful"));
+    expect(receipt?.text).toContain(`Transaction: ${topup.txnId}`);
+    const byTransaction = await expectReply(
+      agent,
+      () => agent.sendText(`/txn ${topup.txnId}`),
+      "Transaction ID",
+    );
+    expect(byTransaction.text).toContain(`Order ID: ${topup.orderId}`);
+    expect(byTransaction.text).toContain(`Through the bot: ✅ done · reference ${reference}`);
     await expectReply(
       agent,
       () => agent.sendText("/txn nosuchcheckout"),

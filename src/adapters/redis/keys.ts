@@ -14,6 +14,7 @@ export function redisKeys(prefix: string) {
     purchaseLease: (id: string) => `${prefix}purchase:${id}:lease`,
     purchaseByCheckout: (checkoutId: string) => `${prefix}purchase-checkout:${checkoutId}`,
     purchaseByReference: (reference: string) => `${prefix}purchase-ref:${reference}`,
+    purchaseByTransaction: (txnId: string) => `${prefix}purchase-txn:${txnId}`,
     purchasesOpen: `${prefix}purchases:open`,
     purchasesUntold: `${prefix}purchases:untold`,
     purchasesRecent: `${prefix}purchases:recent`,

@@ -16,13 +16,13 @@ redis.call("LPUSH", KEYS[4], ARGV[2])
 redis.call("LTRIM", KEYS[4], 0, ${RECENT_KEPT - 1})
 return 1`;
 
-// KEYS: record, open, untold, reference index, checkout index (optional).
+// KEYS: record, open, untold, reference index, transaction index, checkout index (optional).
 // ARGV: json, id, open (0/1), due at ("" = keep, or now when new), untold (0/1), now.
 const SAVE = `
-if KEYS[5] then
-  local owner = redis.call("GET", KEYS[5])
+if KEYS[6] then
+  local owner = redis.call("GET", KEYS[6])
   if owner and owner ~= ARGV[2] then return 0 end
-  redis.call("SET", KEYS[5], ARGV[2])
+  redis.call("SET", KEYS[6], ARGV[2])
 end
 redis.call("SET", KEYS[1], ARGV[1])
 if ARGV[3] == "1" then
@@ -34,10 +34,12 @@ end
 if ARGV[5] == "1" then redis.call("ZADD", KEYS[3], "NX", ARGV[6], ARGV[2])
 else redis.call("ZREM", KEYS[3], ARGV[2]) end
 if KEYS[4] ~= "" then redis.call("SET", KEYS[4], ARGV[2]) end
+if KEYS[5] ~= "" then redis.call("SET", KEYS[5], ARGV[2]) end
 return 1`;
 
 /**
- * Purchases in Redis: one JSON record each, indices by checkout id and reference, a sorted set
+ * Purchases in Redis: one JSON record each, indices by checkout id, reference and the
+ * provider's transaction id (the one on the receipt), a sorted set
  * of open purchases by the time they are due, one of untold outcomes, and the latest 1000.
  */
 export class RedisPurchases implements PurchaseStore {
@@ -97,6 +99,10 @@ export class RedisPurchases implements PurchaseStore {
     return this.via(this.keys.purchaseByReference(reference));
   }
 
+  byTransaction(txnId: string): Promise<Purchase | null> {
+    return this.via(this.keys.purchaseByTransaction(txnId));
+  }
+
   hold(id: string, ttlMs: number): Promise<Lease | null> {
     return RedisLease.acquire(this.redis, this.keys.purchaseLease(id), ttlMs, this.dueIndex(id));
   }
@@ -135,6 +141,9 @@ export class RedisPurchases implements PurchaseStore {
       this.keys.purchasesOpen,
       this.keys.purchasesUntold,
       purchase.reference ? this.keys.purchaseByReference(purchase.reference) : "",
+      purchase.transaction?.txnId
+        ? this.keys.purchaseByTransaction(purchase.transaction.txnId)
+        : "",
     ];
     if (bindCheckout && purchase.checkout) {
       keys.push(this.keys.purchaseByCheckout(purchase.checkout.id));

@@ -61,27 +61,30 @@ export function createBroadcastConversation(deps: BotDeps) {
       if (index % 2 === 1) choices.row();
     });
     await ctx.reply(t("broadcast-ask-audience"), { reply_markup: choices });
+    // An audience nobody is in is refused before the preview, and asked again.
     let audienceKey: string | undefined;
+    let count = 0;
     while (!audienceKey) {
       const pick = await next();
       const button = broadcastButtons.decode(pick.callbackQuery?.data ?? "");
       const key = button?.kind === "audience" ? button.audience : undefined;
-      if (key && AUDIENCES[key]) {
-        audienceKey = key;
-        await pick.answerCallbackQuery();
-      } else if (pick.callbackQuery) {
-        await pick.answerCallbackQuery();
-      } else {
-        await pick.reply(t("hint-use-buttons"));
-      }
+      if (pick.callbackQuery) await pick.answerCallbackQuery();
+      else await pick.reply(t("hint-use-buttons"));
+      const chosen = key ? AUDIENCES[key] : undefined;
+      if (!key || !chosen) continue;
+      count = await conversation.external(
+        async () => (await audienceOf(deps.subscribers, chosen)).length,
+      );
+      if (count > 0) audienceKey = key;
+      else
+        await pick.reply(
+          t("broadcast-audience-empty", { audience: t(AUDIENCE_LABELS[key] ?? "") }),
+        );
     }
-    const audience = AUDIENCES[audienceKey] as Audience;
 
+    const audience = AUDIENCES[audienceKey] as Audience;
     const finalContent = content;
     await conversation.external(() => deps.previewBroadcast(chatId, locale, finalContent));
-    const count = await conversation.external(
-      async () => (await audienceOf(deps.subscribers, audience)).length,
-    );
     await ctx.reply(
       t("broadcast-confirm", { count, audience: t(AUDIENCE_LABELS[audienceKey] ?? "") }),
       {

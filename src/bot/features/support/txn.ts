@@ -1,5 +1,6 @@
-// /txn <checkoutId | reference>: "did my payment go through?" — the provider's transaction,
-// with the purchase's state when the top-up was made through the bot.
+// /txn <transaction id | checkout id | reference>: "did my payment go through?" — the
+// provider's transaction, with the purchase's state when the top-up was made through the bot.
+// Customers quote the transaction id printed on their receipt.
 import { Composer } from "grammy";
 import { lookUpTransaction } from "../../../domain/support.js";
 import type { BotContext } from "../../context.js";
@@ -8,7 +9,7 @@ import { escapeHtml } from "../../shared/html.js";
 import { answer, audited, formatterOf, translator } from "./audit.js";
 import { purchaseOnlyText, transactionText } from "./views.js";
 
-/** Checkout ids and our references: letters, digits and a few separators. */
+/** Transaction and checkout ids and our references: letters, digits and a few separators. */
 const TRANSACTION_QUERY = /^[\w.:-]{1,128}$/;
 
 export function createTxn(deps: BotDeps): Composer<BotContext> {

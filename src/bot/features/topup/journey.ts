@@ -13,8 +13,11 @@ import type {
 } from "../../../domain/model.js";
 import type { MenuAction } from "./callback-data.js";
 
-/** Bump when the journey or the identify conversation changes shape: old ones then expire. */
-export const FLOW_VERSION = 2;
+/**
+ * Bump when the journey or a conversation (identify, broadcast) changes shape: old ones then
+ * expire.
+ */
+export const FLOW_VERSION = 3;
 export const PAGE_SIZE = 8;
 
 /** Where the user is in the journey: the chat's session holds this. */

@@ -143,15 +143,17 @@ export function listView(
   ].join("\n");
   const keyboard = bouquetButtons(journey, items, renewing, t, fmt);
   const go = (target: number) => menuButton(journey.id, { op: "list", filter, page: target });
-  keyboard
-    .text(t("button-prev"), page > 0 ? go(page - 1) : menuButton(journey.id, { op: "noop" }))
-    .text(t("page-indicator", { page: page + 1, pages }), menuButton(journey.id, { op: "noop" }))
-    .text(
-      t("button-next"),
-      page < pages - 1 ? go(page + 1) : menuButton(journey.id, { op: "noop" }),
-    )
-    .row()
-    .text(t("button-back"), menuButton(journey.id, { op: "overview" }));
+  if (pages > 1) {
+    keyboard
+      .text(t("button-prev"), page > 0 ? go(page - 1) : menuButton(journey.id, { op: "noop" }))
+      .text(t("page-indicator", { page: page + 1, pages }), menuButton(journey.id, { op: "noop" }))
+      .text(
+        t("button-next"),
+        page < pages - 1 ? go(page + 1) : menuButton(journey.id, { op: "noop" }),
+      )
+      .row();
+  }
+  keyboard.text(t("button-back"), menuButton(journey.id, { op: "overview" }));
   return { text, keyboard };
 }
 
