@@ -228,7 +228,12 @@ describe("admin broadcasts to small audiences", () => {
       "Nobody is in IPTV customers yet",
     );
     // No preview was sent: only the refusal came.
-    expect(admin.messages().slice(before).map((m) => m.text)).toEqual([
+    expect(
+      admin
+        .messages()
+        .slice(before)
+        .map((m) => m.text),
+    ).toEqual([
       "Nobody is in IPTV customers yet, so there is no one to send it to. Choose another audience, or /cancel.",
     ]);
     const confirm = await expectReply(
@@ -244,7 +249,11 @@ describe("admin broadcasts to small audiences", () => {
     const admin = stack.emulator.user({ id: ADMIN_NE, first_name: "Admin", language_code: "ne" });
     await expectReply(admin, () => admin.sendText("/broadcast"), /./);
     await expectReply(admin, () => admin.sendText("केवल IPTV"), /./);
-    const refusal = await expectReply(admin, () => admin.press("आईपीटिभी ग्राहकलाई"), "अहिलेसम्म कोही छैन");
+    const refusal = await expectReply(
+      admin,
+      () => admin.press("आईपीटिभी ग्राहकलाई"),
+      "अहिलेसम्म कोही छैन",
+    );
     expect(refusal.text).toContain("/cancel");
   });
 });

@@ -60,8 +60,8 @@ describe("1. add-ons tell apart", () => {
         true,
       );
       expect(sports.filter((label) => label.includes("#SP-M"))).toHaveLength(2);
-    // One page: no page controls (5).
-    expect(buttonsOf(user, list).some((label) => label.includes("›"))).toBe(false);
+      // One page: no page controls (5).
+      expect(buttonsOf(user, list).some((label) => label.includes("›"))).toBe(false);
       const first = sports.find((label) => label.includes("#SP-M2")) as string;
       const confirm = await expectReply(user, () => user.press(first), period);
       expect(confirm.text).toContain(period);
