@@ -130,7 +130,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const purchases = new RedisPurchases(redis, keys);
   const book = new PurchaseBook(purchases, logger);
   const outcomes = new TelegramOutcomes(outsideApi, i18n, formatter);
-  const teller = new OutcomeTeller(book, outcomes, logger);
+  const teller = new OutcomeTeller(book, outcomes, logger, provider);
   const window = config.topup.verifyWindowMs;
   const topups = new TopupService(
     provider,

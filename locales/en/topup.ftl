@@ -117,6 +117,8 @@ receipt =
     Package: { $bouquet } ({ $period })
     Amount: <b>{ $amount }</b>
 receipt-date = Date: { $date }
+receipt-renewed-until = Renewed until: <b>{ $date }</b>
+receipt-renewed = Your package is renewed.
 receipt-connection = Connection: { $connection }
 button-another = Top up another
 button-done = Done

@@ -109,6 +109,8 @@ receipt =
     प्याकेज: { $bouquet } ({ $period })
     रकम: <b>{ $amount }</b>
 receipt-date = मिति: { $date }
+receipt-renewed-until = नवीकरण गरिएको अवधि: <b>{ $date }</b> सम्म
+receipt-renewed = तपाईंको प्याकेज नवीकरण भयो।
 receipt-connection = जडान: { $connection }
 button-another = अर्को रिचार्ज
 button-done = सकियो

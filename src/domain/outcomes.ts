@@ -1,7 +1,7 @@
 // The one place that tells a buyer how a purchase ended (the receipt, a decline, "nothing was
 // charged", "still checking") and records that they were told, whoever learned the outcome:
 // the purchase itself, reconciliation, another instance.
-import type { Log } from "./ports.js";
+import type { Log, ProviderPort } from "./ports.js";
 import { isUntold, type Purchase } from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
 
@@ -15,11 +15,16 @@ export class OutcomeTeller {
     private readonly book: PurchaseBook,
     private readonly channel: OutcomeChannel,
     private readonly log: Log,
+    /** Re-reads the renewed subscription's end for the receipt. */
+    private readonly provider?: Pick<ProviderPort, "getPackages">,
   ) {}
 
   /** True once told (or nothing to tell); false when the message failed: told again later. */
   async tell(purchase: Purchase): Promise<boolean> {
     if (!isUntold(purchase)) return true;
+    if (purchase.phase === "charged" && purchase.renewedUntil === undefined) {
+      purchase.renewedUntil = await this.renewedUntil(purchase);
+    }
     try {
       await this.channel.tell(purchase);
     } catch (error) {
@@ -32,5 +37,18 @@ export class OutcomeTeller {
     purchase.told = purchase.phase;
     await this.book.record(purchase);
     return true;
+  }
+
+  /** The end the provider lists now for what was bought; null when it cannot be read. */
+  private async renewedUntil(purchase: Purchase) {
+    if (!this.provider) return null;
+    try {
+      const offer = await this.provider.getPackages(purchase.customer.cuid, purchase.connection);
+      const renewed = offer.subscriptions.find((s) => s.code === purchase.bouquet.code);
+      return renewed?.end ?? null;
+    } catch (error) {
+      this.log.warn({ err: error, purchaseId: purchase.id }, "could not re-read the new end date");
+      return null;
+    }
   }
 }

@@ -70,6 +70,11 @@ export interface Purchase {
   phase: PurchasePhase;
   told: PurchasePhase | null;
   transaction: { txnId: string; amount: Amount; date: ProviderTime | null } | null;
+  /**
+   * The subscription's end as the provider lists it after the top-up, for the receipt: absent
+   * until asked, null when it could not be read.
+   */
+  renewedUntil?: ProviderTime | null;
   /** The provider's code of the last refusal. */
   refusal: { code: string } | null;
   reason: NotChargedReason | null;

@@ -1,5 +1,6 @@
 // Issue #13, what a new subscriber trips over: each point through the real bot, in English
 // and Nepali where text is involved.
+import { DateTime } from "luxon";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buttonsOf, expectReply } from "../support/chat.js";
 import { type Stack, startStack } from "../support/stack.js";
@@ -13,7 +14,7 @@ const newUser = (language: "en" | "ne" = "en") =>
   stack.emulator.user({ id: ++nextUser, first_name: "New", language_code: language });
 
 beforeAll(async () => {
-  stack = await startStack("experience", { CURRENCY: "NPR" });
+  stack = await startStack("experience", { CURRENCY: "NPR", PROVIDER_TIMEZONE: "Asia/Kathmandu" });
 });
 afterEach(() => stack.sandbox.reset());
 afterAll(() => stack.stop());
@@ -84,4 +85,71 @@ describe("2. amounts as money", () => {
     const receipt = await expectReply(user, () => user.press(/Confirm/), "Top-up successful");
     expect(receipt.text).toMatch(/Amount: NPR\s65\.50/);
   });
+});
+
+describe("7. the receipt names the new end date", () => {
+  it.each([
+    ["en", "Choose a package", /Renew/, /Confirm/, "Renewed until: "],
+    ["ne", CHOOSE.ne, /नवीकरण/, /पुष्टि/, "नवीकरण गरिएको अवधि: "],
+  ] as const)(
+    "in %s: re-read from the provider after the top-up",
+    async (language, menuText, renew, confirm, until) => {
+      const user = newUser(language);
+      const menu = await expectReply(user, () => user.sendText("/topup 1000001"), menuText);
+      const before = /Gold – (?:until )?([^,\n]+)/.exec(menu.text ?? "")?.[1];
+      await expectReply(user, () => user.press(renew), /./);
+      const receipt = await expectReply(user, () => user.press(confirm), /TXN/, 10_000);
+      const line = receipt.text?.split("\n").find((l) => l.startsWith(until)) ?? "";
+      expect(line.length).toBeGreaterThan(until.length + 5);
+      expect(line).not.toContain(before ?? "?");
+      expect(receipt.text).toContain("Gold");
+      expect(receipt.text).toMatch(/\d/);
+    },
+  );
+
+  it("says the renewal is done, without a date, when the re-read fails", async () => {
+    const user = newUser();
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+    await expectReply(user, () => user.press(/Renew/), "Please confirm");
+    stack.sandbox.setFault("get-subscription-package", { kind: "http-500" });
+    const receipt = await expectReply(
+      user,
+      () => user.press(/Confirm/),
+      "Top-up successful",
+      15_000,
+    );
+    expect(receipt.text).toContain("Your package is renewed.");
+    expect(receipt.text).not.toContain("Renewed until");
+  });
+});
+
+describe("6. dates name the provider's zone", () => {
+  it.each([
+    ["en", true],
+    ["ne", false],
+  ] as const)(
+    "in %s: a subscription's end with its time and zone where not obvious",
+    async (language, named) => {
+      // Ends at 23:59 in Kathmandu, three calendar days from today there.
+      const end = DateTime.now()
+        .setZone("Asia/Kathmandu")
+        .plus({ days: 3 })
+        .set({ hour: 23, minute: 59 });
+      rewriteListing((body) => {
+        const [first] = body.tv.subscriptions;
+        body.tv.subscriptions = [{ ...first, enddate: end.toFormat("yyyy-MM-dd HH:mm:ss") }];
+      });
+      const user = newUser(language);
+      const menu = await expectReply(user, () => user.sendText("/topup 1000001"), CHOOSE[language]);
+      expect(menu.text?.includes("(Asia/Kathmandu)")).toBe(named);
+      if (language === "en") {
+        expect(menu.text).toContain(
+          `${end.setLocale("en-GB").toFormat("d LLL yyyy")}, 23:59 (Asia/Kathmandu)`,
+        );
+        expect(menu.text).toContain("expires in 3 days");
+      } else {
+        expect(menu.text).toContain("३ दिनमा सकिन्छ");
+      }
+    },
+  );
 });

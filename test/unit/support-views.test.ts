@@ -45,8 +45,8 @@ describe("the support customer card", () => {
     expect(text).toContain("Customer 1000002 · active");
     expect(text).toContain("TV 8000000000 · active");
     expect(text).toContain("TV 8000000001 · active");
-    expect(text).toContain("• Gold 0 – until 20 Nov 2026, expired 2 days ago");
-    expect(text).toContain("• Gold 2 – until 22 Nov 2026, ends today");
+    expect(text).toContain("• Gold 0 – until 20 Nov 2026, 08:00 (UTC), expired 2 days ago");
+    expect(text).toContain("• Gold 2 – until 22 Nov 2026, 08:00 (UTC), ends today");
     expect(text).not.toContain("MONTHLY");
     expect(text).not.toContain("more");
   });
@@ -107,7 +107,7 @@ describe("the latest top-ups", () => {
     const lines = text.split("\n");
     expect(lines).toHaveLength(RECENT_SHOWN + 1);
     expect(lines[1]).toBe(
-      `✅ done · ${fmt.amount("700")} · Gold &lt;HD&gt; · TV 8000000011 · customer 1000001 · 22 Nov 2026, 08:00 · <code>tg5-ref0</code>`,
+      `✅ done · ${fmt.amount("700")} · Gold &lt;HD&gt; · TV 8000000011 · customer 1000001 · 22 Nov 2026, 08:00 (UTC) · <code>tg5-ref0</code>`,
     );
     expect(lines[2]).toContain("↩️ not charged");
     expect(text).not.toContain("Ram");

@@ -64,7 +64,20 @@ describe("times", () => {
     expect(fmt.day({ at: null, text: "<31/12>" })).toBe("&lt;31/12&gt;");
     expect(fmt.moment({ at: null, text: "a & b" })).toBe("a &amp; b");
     expect(fmt.moment({ ...time("2026-12-01T00:00:00Z"), dateOnly: true })).toBe("1 Dec 2026");
-    expect(fmt.moment(time("2026-12-01T10:30:00Z"))).toBe("1 Dec 2026, 10:30");
+    expect(fmt.moment(time("2026-12-01T10:30:00Z"))).toBe("1 Dec 2026, 10:30 (UTC)");
+  });
+
+  it("name the provider's zone beside a time unless it is the user's obvious one", () => {
+    const at = time("2027-01-12T18:14:00Z"); // 23:59 in Kathmandu
+    expect(new ValueFormatter("en", "Asia/Kathmandu", undefined).moment(at)).toBe(
+      "12 Jan 2027, 23:59 (Asia/Kathmandu)",
+    );
+    expect(new ValueFormatter("ne", "Asia/Kathmandu", undefined).moment(at)).not.toContain("(");
+    expect(new ValueFormatter("ne", "Asia/Dubai", undefined).moment(at)).toContain("(Asia/Dubai)");
+    // A bare date has no time of day to place in a zone.
+    expect(
+      new ValueFormatter("en", "Asia/Kathmandu", undefined).moment({ ...at, dateOnly: true }),
+    ).toBe("12 Jan 2027");
   });
 });
 

@@ -59,7 +59,7 @@ export function subscriptionLine(
 ): string {
   const name = escapeHtml(truncate(parseBouquetName(subscription.name).displayName, nameLength));
   if (!subscription.end) return t("subscription-line-name", { name });
-  const end = fmt.day(subscription.end);
+  const end = fmt.moment(subscription.end);
   const days = fmt.daysUntil(subscription.end, now);
   if (days === null) return t("subscription-line-date", { name, end });
   return t("subscription-line", { name, end, relative: relativeDays(days, t) });

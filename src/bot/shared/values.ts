@@ -3,10 +3,14 @@ import type { ProviderTime } from "../../domain/model.js";
 import { type Amount, decimalsOf } from "../../domain/money.js";
 import { escapeHtml } from "./html.js";
 
+/** The zone a speaker of a locale takes for granted; any other is named beside a time. */
+const OBVIOUS_ZONE: Record<string, string> = { ne: "Asia/Kathmandu" };
+
 /**
  * Formats amounts, dates and day counts for one user's locale and the provider's zone. The
  * results are HTML-safe: a time the provider sent in a form nobody could read is shown as
- * sent, escaped.
+ * sent, escaped. A time of day names the provider's zone unless it is the user's obvious one
+ * ("12 Jan 2027, 23:59 (Asia/Kathmandu)").
  */
 export class ValueFormatter {
   private readonly money = new Map<number, Intl.NumberFormat>();
@@ -14,6 +18,7 @@ export class ValueFormatter {
   private readonly dateTime: Intl.DateTimeFormat;
   private readonly time: Intl.DateTimeFormat;
   private readonly intlLocale: string;
+  private readonly zoneNote: string;
 
   constructor(
     readonly locale: string,
@@ -21,6 +26,7 @@ export class ValueFormatter {
     private readonly currency: string | undefined,
   ) {
     this.intlLocale = locale === "ne" ? "ne-NP" : "en-GB";
+    this.zoneNote = OBVIOUS_ZONE[locale] === timeZone ? "" : ` (${timeZone})`;
     this.date = new Intl.DateTimeFormat(this.intlLocale, { dateStyle: "medium", timeZone });
     this.dateTime = new Intl.DateTimeFormat(this.intlLocale, {
       dateStyle: "medium",
@@ -32,7 +38,7 @@ export class ValueFormatter {
 
   /** The time of day ("14:05"), for "try again at". */
   clock(at: number): string {
-    return this.time.format(at);
+    return this.time.format(at) + this.zoneNote;
   }
 
   /** Exactly what is charged: two decimals at least, every decimal it has, never rounded. */
@@ -57,9 +63,9 @@ export class ValueFormatter {
 
   /** Day and time, or only the day when the provider sent only a day. */
   moment(at: ProviderTime | number): string {
-    if (typeof at === "number") return this.dateTime.format(at);
+    if (typeof at === "number") return this.dateTime.format(at) + this.zoneNote;
     if (at.at === null) return escapeHtml(at.text);
-    return at.dateOnly ? this.date.format(at.at) : this.dateTime.format(at.at);
+    return at.dateOnly ? this.date.format(at.at) : this.dateTime.format(at.at) + this.zoneNote;
   }
 
   /** Whole calendar days from today to `at` in the provider's zone; null when unreadable. */
