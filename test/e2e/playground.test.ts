@@ -313,6 +313,33 @@ describe("the playground page", () => {
     expect(await reply.locator(".bot-command", { hasText: "/topup" }).count()).toBeGreaterThan(0);
   });
 
+  it("draws emoji and Devanagari with real fonts, not tofu", async () => {
+    needsChromium();
+    // A probe among the messages, styled as they are; DevTools says which fonts drew it.
+    await page.locator("#messages").evaluate((messages) => {
+      const probe = document.createElement("div");
+      probe.id = "glyph-probe";
+      probe.className = "message incoming";
+      probe.textContent = "नेपाली रिचार्ज ✅🔁😀";
+      messages.append(probe);
+    });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("DOM.enable");
+    await cdp.send("CSS.enable");
+    const { root } = await cdp.send("DOM.getDocument", { depth: -1 });
+    const { nodeId } = await cdp.send("DOM.querySelector", {
+      nodeId: root.nodeId,
+      selector: "#glyph-probe",
+    });
+    const { fonts } = await cdp.send("CSS.getPlatformFontsForNode", { nodeId });
+    await cdp.detach();
+    await page.locator("#glyph-probe").evaluate((probe) => probe.remove());
+    const families = fonts.map((font) => font.familyName);
+    // Debian's fonts-noto-color-emoji and fonts-lohit-deva, which .ci/run installs.
+    expect(families, families.join(", ")).toContain("Noto Color Emoji");
+    expect(families.some((family) => /Devanagari/i.test(family)), families.join(", ")).toBe(true);
+  });
+
   it("fits a phone: the chat and the text box visible, the side panel behind a toggle", async () => {
     needsChromium();
     await page.setViewportSize({ width: 390, height: 844 });
