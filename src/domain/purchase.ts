@@ -75,6 +75,8 @@ export interface Purchase {
    * until asked, null when it could not be read.
    */
   renewedUntil?: ProviderTime | null;
+  /** The buyer's "payment under way" message (opaque): the first outcome told replaces it. */
+  statusMessage?: string;
   /** The provider's code of the last refusal. */
   refusal: { code: string } | null;
   reason: NotChargedReason | null;

@@ -28,6 +28,8 @@ export interface PurchaseIntent {
   /** The bouquet and price the user agreed to. */
   bouquet: Bouquet;
   checkout: Checkout;
+  /** The buyer's message saying the payment is under way (opaque): the outcome replaces it. */
+  statusMessage?: string;
 }
 
 export type PurchaseOutcome =
@@ -391,6 +393,7 @@ export class TopupService {
       transaction: null,
       refusal: null,
       reason: null,
+      ...(intent.statusMessage !== undefined && { statusMessage: intent.statusMessage }),
       createdAt: now,
       updatedAt: now,
     };

@@ -103,7 +103,8 @@ describe.each(["strict", "foreign"] as const)("payments with a %s provider", (pr
       const listings = stack.sandbox.requests.filter(
         (r) => r.operation === "get-subscription-package",
       );
-      expect(listings.length).toBe(issued.length + 1);
+      // One listing for a fresh token, one for the receipt's new end date.
+      expect(listings.length).toBe(issued.length + 2);
       expect(topupRequests()).toHaveLength(1);
       expect(user.messages().some((m) => m.text?.includes("Please confirm again"))).toBe(false);
     });
@@ -229,12 +230,14 @@ describe("when Telegram is down after the top-up", () => {
     const user = quick.emulator.user({ id: 5900, first_name: "Td", language_code: "en" });
     await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
     await expectReply(user, () => user.press(/Renew/), "Please confirm");
-    quick.emulator.failNext(
-      "sendMessage",
-      { error_code: 500, description: "Internal Server Error" },
-      1,
-    );
-    await expectReply(user, () => user.press(/Confirm/), "Top-up successful", 6_000);
+    // Once "Processing…" is shown, Telegram fails: neither the receipt in its place nor a new
+    // message gets through at first.
+    quick.sandbox.setFault("subscription-package-topup", { kind: "latency", ms: 500 });
+    await expectReply(user, () => user.press(/Confirm/), "Processing your payment");
+    const down = { error_code: 500, description: "Internal Server Error" };
+    quick.emulator.failNext("editMessageText", down, 1);
+    quick.emulator.failNext("sendMessage", down, 1);
+    await user.waitForText("Top-up successful", { timeoutMs: 15_000 });
     expect(quick.sandbox.topups).toHaveLength(1);
     const failed = quick.emulator
       .calls("sendMessage")

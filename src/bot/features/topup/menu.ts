@@ -132,6 +132,9 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
       connection: journey.connection,
       bouquet,
       checkout: checkoutOf(journey),
+      ...(ctx.callbackQuery?.message && {
+        statusMessage: String(ctx.callbackQuery.message.message_id),
+      }),
     };
     purchases.start(intent);
     ctx.session.journey = undefined;

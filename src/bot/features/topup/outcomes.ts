@@ -36,9 +36,25 @@ export class TelegramOutcomes implements OutcomeChannel {
     await this.api.sendMessage(buyer, text, { reply_markup: keyboard });
   }
 
+  /**
+   * The first outcome replaces the "payment under way" message, which the buyer is looking
+   * at. A later one (after "still checking") is a new message: an edit would not notify them.
+   */
   async tell(purchase: Purchase): Promise<void> {
     const t: Translate = (key, variables) => this.i18n.t(purchase.language, key, variables);
     const { text, keyboard } = this.render(purchase, t);
+    if (purchase.told === null && purchase.statusMessage !== undefined) {
+      const replaced = await this.api
+        .editMessageText(purchase.buyer, Number(purchase.statusMessage), text, {
+          reply_markup: keyboard,
+        })
+        .then(
+          () => true,
+          // Gone, too old or not ours any more: say it in a new message instead.
+          () => false,
+        );
+      if (replaced) return;
+    }
     await this.api.sendMessage(purchase.buyer, text, { reply_markup: keyboard });
   }
 
