@@ -10,7 +10,7 @@ import { createBroadcast } from "./features/broadcast/index.js";
 import { createRegistry } from "./features/broadcast/registry.js";
 import { createCancel, isCancel, skipsQueue } from "./features/cancel/index.js";
 import { fallback } from "./features/fallback/index.js";
-import { language } from "./features/language/index.js";
+import { createLanguage } from "./features/language/index.js";
 import { start } from "./features/start/index.js";
 import { createSupport } from "./features/support/index.js";
 import { createTopup } from "./features/topup/index.js";
@@ -109,9 +109,10 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
       ],
     }),
   );
-  bot.use(createTopup(deps, purchases));
+  const topup = createTopup(deps, purchases);
+  bot.use(topup.composer);
   bot.use(createBroadcast(deps));
-  bot.use(start, language, createCancel(deps));
+  bot.use(start, createLanguage(topup.showCurrentScreen), createCancel(deps));
   bot.use(createSupport(deps));
   bot.use(fallback);
 

@@ -317,7 +317,7 @@ describe("the playground page", () => {
     needsChromium();
     // A probe among the messages, styled as they are; DevTools says which fonts drew it.
     await page.locator("#messages").evaluate((messages) => {
-      const probe = document.createElement("div");
+      const probe = messages.ownerDocument.createElement("div");
       probe.id = "glyph-probe";
       probe.className = "message incoming";
       probe.textContent = "नेपाली रिचार्ज ✅🔁😀";
@@ -337,7 +337,10 @@ describe("the playground page", () => {
     const families = fonts.map((font) => font.familyName);
     // Debian's fonts-noto-color-emoji and fonts-lohit-deva, which .ci/run installs.
     expect(families, families.join(", ")).toContain("Noto Color Emoji");
-    expect(families.some((family) => /Devanagari/i.test(family)), families.join(", ")).toBe(true);
+    expect(
+      families.some((family) => /Devanagari/i.test(family)),
+      families.join(", "),
+    ).toBe(true);
   });
 
   it("fits a phone: the chat and the text box visible, the side panel behind a toggle", async () => {

@@ -153,3 +153,26 @@ describe("6. dates name the provider's zone", () => {
     },
   );
 });
+
+describe("3. /language in the middle of a journey", () => {
+  it("draws the current screen again in the new language, and the journey goes on there", async () => {
+    const user = newUser("en");
+    const menu = await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+    await expectReply(user, () => user.press("Add-ons"), /page 1 of/);
+    await expectReply(user, () => user.press("Next ›"), /page 2 of/);
+    await expectReply(user, () => user.sendText("/language"), "Choose your language");
+    const redrawn = await expectReply(user, () => user.press("नेपाली"), /पृष्ठ २ \//);
+    expect(redrawn.message_id).toBe(menu.message_id);
+    expect(buttonsOf(user, redrawn)).toContain("अर्को ›");
+    const first = await expectReply(user, () => user.press("‹ अघिल्लो"), /पृष्ठ १ \//);
+    const label = buttonsOf(user, first).find((b) => b.includes("नेरू")) ?? "";
+    await expectReply(user, () => user.press(label), "कृपया रिचार्ज पुष्टि गर्नुहोस्");
+
+    // On the confirm screen, back to English: the same screen, and Confirm pays once.
+    await expectReply(user, () => user.sendText("/language"), /./);
+    await expectReply(user, () => user.press("English"), "Please confirm your top-up");
+    const before = stack.sandbox.topups.length;
+    await expectReply(user, () => user.press(/Confirm and pay/), "Top-up successful", 10_000);
+    expect(stack.sandbox.topups.length).toBe(before + 1);
+  });
+});

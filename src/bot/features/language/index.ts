@@ -1,4 +1,5 @@
-// /language: English or Nepali, remembered for the chat.
+// /language: English or Nepali, remembered for the chat. A journey under way is drawn again
+// in the new language, where it was.
 import { Composer, InlineKeyboard } from "grammy";
 import { type BotContext, LOCALES, type Locale } from "../../context.js";
 import { callbackCodec } from "../../shared/callback-data.js";
@@ -9,24 +10,31 @@ const languageButtons = callbackCodec<Locale>(
   ([locale, ...rest]) => LOCALES.find((known) => known === locale && rest.length === 0) ?? null,
 );
 
-export const language = new Composer<BotContext>();
-const chat = language.chatType("private");
+export function createLanguage(
+  showCurrentScreen: (ctx: BotContext) => Promise<void>,
+): Composer<BotContext> {
+  const language = new Composer<BotContext>();
+  const chat = language.chatType("private");
 
-chat.command("language", (ctx) =>
-  ctx.reply(ctx.t("language-choose"), {
-    reply_markup: new InlineKeyboard()
-      .text("English", languageButtons.encode("en"))
-      .text("नेपाली", languageButtons.encode("ne")),
-  }),
-);
+  chat.command("language", (ctx) =>
+    ctx.reply(ctx.t("language-choose"), {
+      reply_markup: new InlineKeyboard()
+        .text("English", languageButtons.encode("en"))
+        .text("नेपाली", languageButtons.encode("ne")),
+    }),
+  );
 
-chat.callbackQuery(languageButtons.filter, async (ctx) => {
-  const chosen = languageButtons.decode(ctx.callbackQuery.data);
-  if (!chosen) {
-    await ctx.answerCallbackQuery(ctx.t("menu-expired"));
-    return;
-  }
-  ctx.session.language = chosen;
-  await ctx.answerCallbackQuery();
-  await ctx.editMessageText(ctx.t("language-set"));
-});
+  chat.callbackQuery(languageButtons.filter, async (ctx) => {
+    const chosen = languageButtons.decode(ctx.callbackQuery.data);
+    if (!chosen) {
+      await ctx.answerCallbackQuery(ctx.t("menu-expired"));
+      return;
+    }
+    ctx.session.language = chosen;
+    await ctx.answerCallbackQuery();
+    await ctx.editMessageText(ctx.t("language-set"));
+    await showCurrentScreen(ctx);
+  });
+
+  return language;
+}

@@ -23,7 +23,13 @@ async function dropButtons(ctx: BotContext): Promise<void> {
   await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
 }
 
-export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Composer<BotContext> {
+export interface Topup {
+  composer: Composer<BotContext>;
+  /** Draws the journey's current screen again, in the chat's language as it is now. */
+  showCurrentScreen(ctx: BotContext): Promise<void>;
+}
+
+export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
   const topup = new Composer<BotContext>();
   // Installed before the commands so that it sees the updates while it waits; it passes
   // commands and foreign buttons on (see shared/flow.ts).
@@ -63,5 +69,5 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Composer<
     // A connection choice outside its conversation, forged or old data.
     await ctx.answerCallbackQuery(ctx.t("menu-expired"));
   });
-  return topup;
+  return { composer: topup, showCurrentScreen: menu.showAgain };
 }

@@ -43,6 +43,32 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     await Promise.all([ctx.answerCallbackQuery(), editQuietly(ctx, view.text, view.keyboard)]);
   }
 
+  /**
+   * The journey's screen as it is now, drawn again in the chat's current language (after
+   * /language): the same message, the same place, so the flow goes on from there.
+   */
+  async function showAgain(ctx: BotContext): Promise<void> {
+    const place = ctx.session.journey;
+    const chatId = ctx.chat?.id;
+    if (place?.v !== FLOW_VERSION || place.menuMessageId === undefined || chatId === undefined) {
+      return;
+    }
+    const listing = (await deps.listings.get(place.id)) as Listing | null;
+    if (!listing) return;
+    const journey: Journey = { ...place, ...listing };
+    const t: Translate = (key, variables) => ctx.t(key, variables);
+    const fmt = deps.formatter(localeOf(ctx));
+    const { selected, view: shown } = journey;
+    const view = selected
+      ? confirmView(journey, selected.bouquet, selected.back, t, fmt)
+      : shown?.op === "list"
+        ? listView(journey, shown.filter, shown.page, t, fmt)
+        : overviewView(journey, t, fmt, deps.now());
+    await ctx.api
+      .editMessageText(chatId, place.menuMessageId, view.text, { reply_markup: view.keyboard })
+      .catch((error: unknown) => deps.logger.debug({ err: error }, "could not redraw the menu"));
+  }
+
   /** Handles a tap on a journey's menu. */
   async function handle(ctx: BotContext, journeyId: string, action: MenuAction): Promise<void> {
     const t: Translate = (key, variables) => ctx.t(key, variables);
@@ -143,5 +169,5 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     await editQuietly(ctx, `${summary.text}\n\n<i>${t("processing-message")}</i>`);
   }
 
-  return { handle };
+  return { handle, showAgain };
 }

@@ -89,7 +89,9 @@ export class TelegramOutcomes implements OutcomeChannel {
     ];
     if (transaction.date) lines.push(t("receipt-date", { date: fmt.moment(transaction.date) }));
     const until = purchase.renewedUntil;
-    lines.push(until ? t("receipt-renewed-until", { date: fmt.moment(until) }) : t("receipt-renewed"));
+    lines.push(
+      until ? t("receipt-renewed-until", { date: fmt.moment(until) }) : t("receipt-renewed"),
+    );
     const connection = `${t(`service-${purchase.connection.service}`)} ${purchase.connection.id}`;
     lines.push(t("receipt-connection", { connection: escapeHtml(truncate(connection, 80)) }));
     return lines.join("\n");
