@@ -7,6 +7,7 @@ button-start-topup = Top up now
 help =
     /topup – renew a package: give a mobile number, customer ID, set-top-box number or internet username
     /topup 1000001 – the same, with the code right away
+    /history – your last top-ups and how they ended
     /cancel – leave the current step at any time
     /language – choose your language
     /stop – no more announcements from us (/start turns them on again)
@@ -144,3 +145,21 @@ hint-start = Send /topup to renew a package, or /help to see what I can do.
 hint-unknown-command = I don't know that command. /help lists what I can do.
 list-more = …and { $count } more
 error-generic = Sorry, something went wrong on our side. Please try again, or send /cancel and start over.
+
+## /history
+
+history-title =
+    { $count ->
+        [one] Your last top-up
+       *[other] Your last { $count } top-ups
+    }
+history-line =
+    { $outcome } · { $date }
+    { $connection } · { $bouquet } · { $amount }
+    Transaction: { $txnId }
+history-charged = ✅ Done
+history-checking = ⏳ Still checking
+history-not-charged = ↩️ Not charged
+history-declined = ❌ Declined, not charged
+history-none = You have no top-ups through this bot yet. Send /topup to make one.
+command-history = Your last top-ups

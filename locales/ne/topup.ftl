@@ -7,6 +7,7 @@ button-start-topup = अहिले रिचार्ज गर्नुहो
 help =
     /topup – प्याकेज नवीकरण: मोबाइल नम्बर, ग्राहक आईडी, सेट-टप बक्स नम्बर वा इन्टरनेट युजरनेम दिनुहोस्
     /topup 1000001 – उही, कोड सँगै पठाएर
+    /history – तपाईंका पछिल्ला रिचार्ज र तिनको नतिजा
     /cancel – जुनसुकै बेला हालको चरण छोड्नुहोस्
     /language – भाषा छान्नुहोस्
     /stop – हाम्रा सूचनाहरू बन्द (/start ले फेरि खोल्छ)
@@ -136,3 +137,21 @@ hint-start = प्याकेज नवीकरण गर्न /topup, व�
 hint-unknown-command = यो आदेश मलाई थाहा छैन। /help ले सबै आदेश देखाउँछ।
 list-more = …र थप { $count }
 error-generic = माफ गर्नुहोस्, हाम्रो तर्फबाट केही गडबड भयो। फेरि प्रयास गर्नुहोस्, वा /cancel पठाएर नयाँ सुरु गर्नुहोस्।
+
+## /history
+
+history-title =
+    { $count ->
+        [one] तपाईंको पछिल्लो रिचार्ज
+       *[other] तपाईंका पछिल्ला { $count } रिचार्ज
+    }
+history-line =
+    { $outcome } · { $date }
+    { $connection } · { $bouquet } · { $amount }
+    कारोबार: { $txnId }
+history-charged = ✅ सम्पन्न
+history-checking = ⏳ जाँच हुँदैछ
+history-not-charged = ↩️ शुल्क लागेन
+history-declined = ❌ अस्वीकृत, शुल्क लागेन
+history-none = यो बटबाट तपाईंको कुनै रिचार्ज छैन। रिचार्ज गर्न /topup पठाउनुहोस्।
+command-history = तपाईंका पछिल्ला रिचार्जहरू

@@ -98,7 +98,7 @@ export interface PurchaseStore {
   /** Saves the record; an open one is looked at again at `dueAt` unless its lease is held. */
   save(purchase: Purchase, dueAt?: number): Promise<void>;
   /** Forgets a purchase that was refused before anything happened (another one in flight). */
-  discard(id: string): Promise<void>;
+  discard(purchase: Purchase): Promise<void>;
   get(id: string): Promise<Purchase | null>;
   byCheckout(checkoutId: string): Promise<Purchase | null>;
   byReference(reference: string): Promise<Purchase | null>;
@@ -117,4 +117,6 @@ export interface PurchaseStore {
   untold(limit?: number): Promise<string[]>;
   /** Up to `count` of the latest 1000 purchases, newest first, skipping the first `start`. */
   recent(count: number, start?: number): Promise<Purchase[]>;
+  /** A buyer's latest purchases (at most 10 are kept), newest first. */
+  ofBuyer(buyer: number, count: number): Promise<Purchase[]>;
 }

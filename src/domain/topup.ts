@@ -106,7 +106,7 @@ export class TopupService {
     try {
       buyerLease = await this.buyers.holdBuyer(intent.buyer, this.options.lockTtlMs);
       if (!buyerLease) {
-        await this.book.store.discard(purchase.id);
+        await this.book.store.discard(purchase);
         return { kind: "busy" };
       }
       const outcome = await this.attempt(purchase, intent.checkout, hooks, sent);

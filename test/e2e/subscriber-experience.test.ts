@@ -176,3 +176,63 @@ describe("3. /language in the middle of a journey", () => {
     expect(stack.sandbox.topups.length).toBe(before + 1);
   });
 });
+
+describe("11. /history", () => {
+  it.each([
+    ["en", "Your last 2 top-ups", "✅ Done", "⏳ Still checking", "Transaction: "],
+    ["ne", "तपाईंका पछिल्ला २ रिचार्ज", "✅ सम्पन्न", "⏳ जाँच हुँदैछ", "कारोबार: "],
+  ] as const)(
+    "in %s: the user's own last top-ups, newest first, with their outcome",
+    async (language, title, done, checking, txn) => {
+      // A stack of its own: the provider failing on purpose here must not trouble other tests.
+      const own = await startStack(`history-${language}`, { PROVIDER_TIMEZONE: "Asia/Kathmandu" });
+      try {
+        const user = own.emulator.user({ id: 75_001, first_name: "Hi", language_code: language });
+        const other = own.emulator.user({ id: 75_002, first_name: "Ot", language_code: language });
+        /** Up to the confirm screen; returns its Confirm button. */
+        const atConfirm = async (who: typeof user) => {
+          await expectReply(who, () => who.sendText("/topup 1000001"), CHOOSE[language]);
+          const confirm = await expectReply(who, () => who.press(/🔁/), /./);
+          return buttonsOf(who, confirm)[0] as string;
+        };
+        const theirs = await atConfirm(other);
+        await expectReply(other, () => other.press(theirs), /TXN/, 10_000);
+        const otherTxn = own.sandbox.topups.at(-1)?.txnId ?? "?";
+        const paid = await atConfirm(user);
+        await expectReply(user, () => user.press(paid), /TXN/, 10_000);
+        // The next one's outcome stays unknown: the provider fails after the effect, and cannot
+        // be asked about it (until the end of this test).
+        const pending = await atConfirm(user);
+        own.sandbox.setFault("subscription-package-topup", { kind: "http-502", afterEffect: true });
+        own.sandbox.setFault("txn-status", { kind: "http-500" });
+        const stillChecking =
+          language === "en" ? "could not reach the provider" : "तपाईंको भुक्तानी पुष्टि गर्न";
+        await expectReply(user, () => user.press(pending), stillChecking, 10_000);
+
+        const history = await expectReply(user, () => user.sendText("/history"), title);
+        const text = history.text ?? "";
+        // Newest first: the one still being checked, then the receipt's.
+        expect(text.indexOf(checking)).toBeGreaterThan(0);
+        expect(text.indexOf(done)).toBeGreaterThan(text.indexOf(checking));
+        expect(text).toContain(txn);
+        expect(text).toContain("Gold");
+        const shown = own.sandbox.topups.filter((topup) => text.includes(topup.txnId));
+        expect(shown).toHaveLength(1);
+        // Only their own: the other user's top-up is not there.
+        expect(text).not.toContain(otherTxn);
+      } finally {
+        await own.stop();
+      }
+    },
+    20_000,
+  );
+
+  it("says so when there is nothing yet", async () => {
+    const user = newUser();
+    await expectReply(
+      user,
+      () => user.sendText("/history"),
+      "You have no top-ups through this bot yet",
+    );
+  });
+});

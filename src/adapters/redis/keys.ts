@@ -18,6 +18,7 @@ export function redisKeys(prefix: string) {
     purchasesOpen: `${prefix}purchases:open`,
     purchasesUntold: `${prefix}purchases:untold`,
     purchasesRecent: `${prefix}purchases:recent`,
+    purchasesOfBuyer: (buyer: number) => `${prefix}purchases:buyer:${buyer}`,
     purchaseInFlight: (buyer: number) => `${prefix}inflight:${buyer}`,
     /** Provider alerts sent (one instance sends each), and the outage they are about. */
     alert: (kind: string) => `${prefix}alert:${kind}`,

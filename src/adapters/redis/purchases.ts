@@ -6,14 +6,18 @@ import type { RedisKeys } from "./keys.js";
 import { type DueIndex, RedisLease } from "./lease.js";
 
 const RECENT_KEPT = 1_000;
+/** Each buyer's latest purchases, for /history. */
+const OF_BUYER_KEPT = 10;
 
-// KEYS: record, lease, open, recent. ARGV: json, id, lease token, lease ms, due at.
+// KEYS: record, lease, open, recent, buyer's. ARGV: json, id, lease token, lease ms, due at.
 const CREATE = `
 if not redis.call("SET", KEYS[1], ARGV[1], "NX") then return 0 end
 redis.call("SET", KEYS[2], ARGV[3], "PX", ARGV[4])
 redis.call("ZADD", KEYS[3], ARGV[5], ARGV[2])
 redis.call("LPUSH", KEYS[4], ARGV[2])
 redis.call("LTRIM", KEYS[4], 0, ${RECENT_KEPT - 1})
+redis.call("LPUSH", KEYS[5], ARGV[2])
+redis.call("LTRIM", KEYS[5], 0, ${OF_BUYER_KEPT - 1})
 return 1`;
 
 // KEYS: record, open, untold, reference index, transaction index, checkout index (optional).
@@ -53,11 +57,12 @@ export class RedisPurchases implements PurchaseStore {
     const lease = this.keys.purchaseLease(purchase.id);
     const created = await this.redis.eval(
       CREATE,
-      4,
+      5,
       this.keys.purchase(purchase.id),
       lease,
       this.keys.purchasesOpen,
       this.keys.purchasesRecent,
+      this.keys.purchasesOfBuyer(purchase.buyer),
       JSON.stringify(purchase),
       purchase.id,
       token,
@@ -77,12 +82,13 @@ export class RedisPurchases implements PurchaseStore {
     await this.write(purchase, dueAt, false);
   }
 
-  async discard(id: string): Promise<void> {
+  async discard(purchase: Purchase): Promise<void> {
     await this.redis
       .multi()
-      .del(this.keys.purchase(id))
-      .zrem(this.keys.purchasesOpen, id)
-      .lrem(this.keys.purchasesRecent, 1, id)
+      .del(this.keys.purchase(purchase.id))
+      .zrem(this.keys.purchasesOpen, purchase.id)
+      .lrem(this.keys.purchasesRecent, 1, purchase.id)
+      .lrem(this.keys.purchasesOfBuyer(purchase.buyer), 1, purchase.id)
       .exec();
   }
 
@@ -120,10 +126,18 @@ export class RedisPurchases implements PurchaseStore {
     return this.redis.zrange(this.keys.purchasesUntold, 0, limit - 1);
   }
 
+  recent(count: number, start = 0): Promise<Purchase[]> {
+    return this.listed(this.keys.purchasesRecent, count, start);
+  }
+
+  ofBuyer(buyer: number, count: number): Promise<Purchase[]> {
+    return this.listed(this.keys.purchasesOfBuyer(buyer), count, 0);
+  }
+
   /** Two round trips: LRANGE, then one MGET. */
-  async recent(count: number, start = 0): Promise<Purchase[]> {
+  private async listed(listKey: string, count: number, start: number): Promise<Purchase[]> {
     if (count <= 0) return [];
-    const ids = await this.redis.lrange(this.keys.purchasesRecent, start, start + count - 1);
+    const ids = await this.redis.lrange(listKey, start, start + count - 1);
     if (ids.length === 0) return [];
     const raws = await this.redis.mget(ids.map((id) => this.keys.purchase(id)));
     return raws
