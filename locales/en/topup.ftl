@@ -32,7 +32,7 @@ code-invalid = That does not look like a mobile number, customer ID, set-top-box
 contact-not-own = Please share your own phone number with the button, or type the number.
 customer-not-found = No customer found for <code>{ $code }</code>. Check it and send another code, or /cancel.
 hint-send-code = Please send a mobile number, customer ID, set-top-box number or username as text, or /cancel.
-no-connections = This customer has no connections to renew. Please contact support.
+no-connections = This customer has no connection that can be renewed. Send /topup to top up another customer, or contact support.
 
 ## Step 2: which connection
 

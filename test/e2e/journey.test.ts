@@ -134,6 +134,7 @@ describe("around the journey", () => {
     expect(user.commands().map((c) => c.command)).toEqual([
       "start",
       "topup",
+      "history",
       "cancel",
       "help",
       "language",

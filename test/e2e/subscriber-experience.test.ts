@@ -236,3 +236,34 @@ describe("11. /history", () => {
     );
   });
 });
+
+describe("5. dead ends have a way on", () => {
+  it.each([
+    ["en", "Top up now", "This menu has expired."],
+    ["ne", "अहिले रिचार्ज गर्नुहोस्", "यो मेनुको समय सकियो"],
+  ] as const)(
+    "in %s: a menu the chat moved on from loses its buttons for a fresh start",
+    async (language, start, expired) => {
+      const user = newUser(language);
+      const old = await expectReply(user, () => user.sendText("/topup 1000001"), CHOOSE[language]);
+      await expectReply(user, () => user.sendText("/topup 1000001"), CHOOSE[language]);
+      const answer = user.waitForCallbackAnswer();
+      user.press(/🔁/, { messageId: old.message_id });
+      expect((await answer).text).toContain(expired);
+      await user.waitForMessage(
+        (m) => m.message_id === old.message_id && buttonsOf(user, m).length === 1,
+      );
+      const stale = user.messages().find((m) => m.message_id === old.message_id);
+      expect(buttonsOf(user, stale)).toEqual([start]);
+      // The way on works.
+      await expectReply(user, () => user.press(start, { messageId: old.message_id }), /./);
+    },
+  );
+
+  it("a customer without a connection to renew is told how to go on", async () => {
+    // The sandbox's customer 1000007 has no connections at all.
+    const user = newUser();
+    const reply = await expectReply(user, () => user.sendText("/topup 1000007"), "no connection");
+    expect(reply.text).toContain("/topup");
+  });
+});

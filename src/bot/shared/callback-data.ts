@@ -2,6 +2,7 @@
 // digits, "_" or "-", at most 64 bytes in all (Telegram's limit). Each feature declares its
 // codec with `callbackCodec`; decoding anything this bot did not produce gives null.
 // Buttons carry short ids and small indices, never provider codes.
+import { InlineKeyboard } from "grammy";
 
 export const MAX_CALLBACK_BYTES = 64;
 
@@ -57,3 +58,7 @@ export const entryButtons = callbackCodec<EntryButton>(
   (target) => [target],
   ([target, ...rest]) => (target === "topup" && rest.length === 0 ? target : null),
 );
+
+/** The way on from a dead end: one button that starts a new top-up. */
+export const startTopupKeyboard = (label: string) =>
+  new InlineKeyboard().text(label, entryButtons.encode("topup"));

@@ -1,12 +1,16 @@
 import { Composer } from "grammy";
 import type { BotContext } from "../../context.js";
+import { startTopupKeyboard } from "../../shared/callback-data.js";
 
 /** Last in line: every update that nothing else took gets an answer, never silence. */
 export const fallback = new Composer<BotContext>();
 
+/** A button of a finished or forged menu: its dead buttons give way to a fresh start. */
 fallback.on("callback_query", async (ctx) => {
   await ctx.answerCallbackQuery(ctx.t("menu-expired"));
-  if (ctx.flowExpired) await ctx.reply(ctx.t("session-expired"));
+  const restart = startTopupKeyboard(ctx.t("button-start-topup"));
+  if (ctx.flowExpired) await ctx.reply(ctx.t("session-expired"), { reply_markup: restart });
+  else await ctx.editMessageReplyMarkup({ reply_markup: restart }).catch(() => undefined);
 });
 
 fallback.chatType("private").on("message", async (ctx) => {

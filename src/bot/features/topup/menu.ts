@@ -4,6 +4,7 @@ import type { InlineKeyboard } from "grammy";
 import type { PurchaseIntent } from "../../../domain/topup.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
+import { startTopupKeyboard } from "../../shared/callback-data.js";
 import { editQuietly } from "../../shared/edit.js";
 import { localeOf } from "../../shared/i18n.js";
 import type { Translate } from "../../shared/labels.js";
@@ -74,7 +75,11 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     const t: Translate = (key, variables) => ctx.t(key, variables);
     const journey = await journeyOf(ctx, journeyId);
     if (!journey) {
+      // A menu the chat moved on from: its buttons give way to a fresh start.
       await ctx.answerCallbackQuery(t("menu-expired"));
+      await ctx
+        .editMessageReplyMarkup({ reply_markup: startTopupKeyboard(t("button-start-topup")) })
+        .catch(() => undefined);
       return;
     }
     // The session keeps the place; what the tap changes in it is written back.
@@ -91,7 +96,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     if (now - journey.updatedAt > deps.config.sessionIdleMs) {
       ctx.session.journey = undefined;
       await ctx.answerCallbackQuery(t("menu-expired"));
-      await editQuietly(ctx, t("session-expired"));
+      await editQuietly(ctx, t("session-expired"), startTopupKeyboard(t("button-start-topup")));
       return;
     }
     journey.updatedAt = now;
