@@ -216,7 +216,8 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     subscribers,
     broadcasts,
     enqueueBroadcast: (id) => queue.enqueue(id),
-    previewBroadcast: (chatId, language, content) => broadcastPorts.send(chatId, language, content),
+    previewBroadcast: (chatId, language, content) =>
+      broadcastPorts.send(chatId, language, content, true),
     now: Date.now,
     isStoreFailure: (error) => connection?.isUnreachable(error) ?? false,
   };

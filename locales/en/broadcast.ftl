@@ -18,7 +18,7 @@ audience-internet = Internet customers
 audience-iptv = IPTV customers
 broadcast-audience-empty = Nobody is in { $audience } yet, so there is no one to send it to. Choose another audience, or /cancel.
 broadcast-confirm =
-    Above is the preview, exactly as recipients will see it. { $count ->
+    Above is the preview, exactly as recipients will see it, who also get a “🔕 Stop announcements” button under it. { $count ->
         [one] Send it to { $count } subscriber ({ $audience })?
        *[other] Send it to { $count } subscribers ({ $audience })?
     }

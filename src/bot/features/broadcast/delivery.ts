@@ -39,9 +39,15 @@ export class TelegramBroadcastPorts implements BroadcastPorts {
   }
 
   /** Sends the content as a recipient will see it (also used for the admin's preview). */
-  async send(chatId: number, language: string, content: BroadcastContent): Promise<void> {
+  /** To a recipient with the unsubscribe button; as the admin's preview, with no live button. */
+  async send(
+    chatId: number,
+    language: string,
+    content: BroadcastContent,
+    preview = false,
+  ): Promise<void> {
     const t = this.translate(language);
-    const reply_markup = unsubscribeKeyboard(t);
+    const reply_markup = preview ? undefined : unsubscribeKeyboard(t);
     if (content.kind === "copy") {
       await this.api.copyMessage(chatId, ...copySource(content.message), { reply_markup });
       return;
