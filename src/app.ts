@@ -25,6 +25,7 @@ import { RedisLookupCounter } from "./adapters/redis/lookup-counter.js";
 import { RedisLookupRefs } from "./adapters/redis/lookup-refs.js";
 import { RedisPollingTurn } from "./adapters/redis/polling-turn.js";
 import { RedisPurchases } from "./adapters/redis/purchases.js";
+import { RedisSavedConnections } from "./adapters/redis/saved-connections.js";
 import { RedisSubscribers } from "./adapters/redis/subscribers.js";
 import { RedisAuditLog } from "./adapters/redis/support-audit.js";
 import { RedisUpdateGate } from "./adapters/redis/update-gate.js";
@@ -130,7 +131,8 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const purchases = new RedisPurchases(redis, keys);
   const book = new PurchaseBook(purchases, logger);
   const outcomes = new TelegramOutcomes(outsideApi, i18n, formatter);
-  const teller = new OutcomeTeller(book, outcomes, logger, provider);
+  const savedConnections = new RedisSavedConnections(redis, keys);
+  const teller = new OutcomeTeller(book, outcomes, logger, provider, savedConnections);
   const window = config.topup.verifyWindowMs;
   const topups = new TopupService(
     provider,
@@ -203,6 +205,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     }),
     drafts: new RedisDrafts(redis, keys, idleSeconds),
     listings: new RedisListings(redis, keys, idleSeconds),
+    savedConnections,
     cancels: new RedisCancelMarks(redis, keys, idleSeconds),
     audit: new RedisAuditLog(redis, keys),
     lookupRefs: new RedisLookupRefs(redis, keys),

@@ -8,6 +8,7 @@ help =
     /topup – renew a package: give a mobile number, customer ID, set-top-box number or internet username
     /topup 1000001 – the same, with the code right away
     /history – your last top-ups and how they ended
+    /forget – forget the connections offered on /topup
     /cancel – leave the current step at any time
     /language – choose your language
     /stop – no more announcements from us (/start turns them on again)
@@ -163,3 +164,13 @@ history-not-charged = ↩️ Not charged
 history-declined = ❌ Declined, not charged
 history-none = You have no top-ups through this bot yet. Send /topup to make one.
 command-history = Your last top-ups
+
+## Saved connections
+
+saved-title = Top up one of your connections again, or send a number for another customer:
+saved-button = { $name } · { $connection }
+saved-someone-else = ➕ Another customer
+saved-someone-else-hint = Send the mobile number, customer ID, set-top-box number or username.
+saved-forget = 🗑 Forget these
+saved-forgotten = Done: no connections are remembered for you now. They are saved again after your next top-up.
+command-forget = Forget my saved connections

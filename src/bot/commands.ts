@@ -1,7 +1,15 @@
 import type { Api } from "grammy";
 import type { Translator } from "./shared/i18n.js";
 
-const PRIVATE_COMMANDS = ["start", "topup", "history", "cancel", "help", "language"] as const;
+const PRIVATE_COMMANDS = [
+  "start",
+  "topup",
+  "history",
+  "forget",
+  "cancel",
+  "help",
+  "language",
+] as const;
 
 /** The command menu of private chats, in English (the default) and in Nepali. */
 export async function registerCommands(api: Api, i18n: Translator): Promise<void> {

@@ -5,6 +5,7 @@ import type { BroadcastContent, BroadcastStore } from "../domain/broadcast.js";
 import type { LookupLimit } from "../domain/lookup-limit.js";
 import type { ProviderPort } from "../domain/ports.js";
 import type { PurchaseStore } from "../domain/purchase.js";
+import type { SavedConnectionStore } from "../domain/saved-connections.js";
 import type { SubscriberStore } from "../domain/subscribers.js";
 import type { LookupRefStore } from "../domain/support.js";
 import type { AuditLog } from "../domain/support-audit.js";
@@ -49,6 +50,8 @@ export interface BotDeps {
   gate: UpdateGate;
   drafts: DraftStore;
   listings: ListingStore;
+  /** Connections each user topped up before: one-tap choices on /topup. */
+  savedConnections: SavedConnectionStore;
   cancels: CancelMarks;
   audit: AuditLog;
   lookupRefs: LookupRefStore;

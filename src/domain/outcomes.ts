@@ -4,6 +4,7 @@
 import type { Log, ProviderPort } from "./ports.js";
 import { isUntold, type Purchase } from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
+import { type SavedConnectionStore, shortCustomerName } from "./saved-connections.js";
 
 /** Sends the outcome of a purchase to its buyer; throws when that fails. */
 export interface OutcomeChannel {
@@ -17,6 +18,8 @@ export class OutcomeTeller {
     private readonly log: Log,
     /** Re-reads the renewed subscription's end for the receipt. */
     private readonly provider?: Pick<ProviderPort, "getPackages">,
+    /** Where a connection topped up successfully is remembered for its buyer. */
+    private readonly saved?: SavedConnectionStore,
   ) {}
 
   /** True once told (or nothing to tell); false when the message failed: told again later. */
@@ -36,7 +39,21 @@ export class OutcomeTeller {
     }
     purchase.told = purchase.phase;
     await this.book.record(purchase);
+    if (purchase.phase === "charged") await this.remember(purchase);
     return true;
+  }
+
+  /** Offered again on the buyer's next /topup; a failure here costs only that convenience. */
+  private async remember(purchase: Purchase): Promise<void> {
+    try {
+      await this.saved?.remember(purchase.buyer, {
+        customerName: shortCustomerName(purchase.customer.name),
+        service: purchase.connection.service,
+        connectionId: purchase.connection.id,
+      });
+    } catch (error) {
+      this.log.warn({ err: error, purchaseId: purchase.id }, "could not remember the connection");
+    }
   }
 
   /** The end the provider lists now for what was bought; null when it cannot be read. */

@@ -92,8 +92,9 @@ describe.each(VARIANTS)("the top-up journey on %s, a %s provider", (version, pro
       () => user.sendContact({ phone_number: "9861000004", user_id: 99 }),
       "your own phone number",
     );
-    await expectReply(user, () => user.sendText("gita.karki"), "Which connection");
-    const menu = await expectReply(user, () => user.press(/gita\.karki/), "Choose a package");
+    // A connection's own id names that connection: no question which one.
+    const menu = await expectReply(user, () => user.sendText("gita.karki"), "Choose a package");
+    expect(menu.text).toContain("Internet gita.karki");
     expect(menu.text).toContain("expired 3 days ago");
     await expectReply(user, () => user.press(/Renew/), "Please confirm");
     await expectReply(user, () => user.press(/Confirm/), "Top-up successful");
@@ -101,7 +102,7 @@ describe.each(VARIANTS)("the top-up journey on %s, a %s provider", (version, pro
     expect(topup?.service).toBe("internet");
     // The renewal shows up in the next package listing.
     await expectReply(user, () => user.press("Top up another"), "Whose package");
-    await expectReply(user, () => user.sendText("gita.karki"), "Which connection");
+    await expectReply(user, () => user.sendText("9861000004"), "Which connection");
     const again = await expectReply(user, () => user.press(/gita\.karki/), "Choose a package");
     expect(again.text).not.toContain("expired 3 days ago");
   });
@@ -135,6 +136,7 @@ describe("around the journey", () => {
       "start",
       "topup",
       "history",
+      "forget",
       "cancel",
       "help",
       "language",

@@ -267,3 +267,74 @@ describe("5. dead ends have a way on", () => {
     expect(reply.text).toContain("/topup");
   });
 });
+
+describe("9. saved connections", () => {
+  it.each([
+    [
+      "en",
+      "Top up one of your connections again",
+      "Which connection",
+      "🗑 Forget these",
+      "no connections are remembered",
+    ],
+    [
+      "ne",
+      "आफ्नो कुनै जडान फेरि रिचार्ज गर्नुहोस्",
+      "कुन जडान",
+      "🗑 यी बिर्सनुहोस्",
+      "अब तपाईंका कुनै जडान सम्झिइएका छैनन्",
+    ],
+  ] as const)(
+    "in %s: offered after a top-up, one tap to the connection's packages, /forget",
+    async (language, title, whichConnection, forgetLabel, forgotten) => {
+      const user = newUser(language);
+      // Nothing is remembered before a top-up.
+      await expectReply(user, () => user.sendText("/topup"), /./);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(user.messages().some((m) => m.text?.startsWith(title))).toBe(false);
+
+      // Sita (1000002) has three connections; renew the second one, 8000000021.
+      await expectReply(user, () => user.sendText("1000002"), whichConnection);
+      await expectReply(user, () => user.press(/8000000021/), CHOOSE[language]);
+      const confirm = await expectReply(user, () => user.press(/🔁/), /./);
+      await expectReply(
+        user,
+        () => user.press(buttonsOf(user, confirm)[0] as string),
+        /TXN/,
+        10_000,
+      );
+
+      const offer = await expectReply(user, () => user.sendText("/topup"), title);
+      const saved = buttonsOf(user, offer);
+      expect(saved[0]).toMatch(/^Sita S\. · .+ 8000000021$/);
+      expect(saved).toContain(forgetLabel);
+      // One tap: straight to that connection's packages, no question which connection.
+      const before = user.messages().length;
+      const menu = await expectReply(user, () => user.press(saved[0] as string), CHOOSE[language]);
+      expect(menu.text).toContain("8000000021");
+      expect(
+        user
+          .messages()
+          .slice(before)
+          .some((m) => m.text?.includes(whichConnection)),
+      ).toBe(false);
+
+      const again = await expectReply(user, () => user.sendText("/topup"), title);
+      await expectReply(
+        user,
+        () => user.press(forgetLabel, { messageId: again.message_id }),
+        forgotten,
+      );
+      await expectReply(user, () => user.sendText("/topup"), /./);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      // The offer answered with Forget now says so; no new offer came after it.
+      const offers = user.messages().filter((m) => m.text?.startsWith(title));
+      expect(offers.every((m) => m.message_id < again.message_id)).toBe(true);
+    },
+  );
+
+  it("/forget says so, in English", async () => {
+    const user = newUser();
+    await expectReply(user, () => user.sendText("/forget"), "no connections are remembered");
+  });
+});

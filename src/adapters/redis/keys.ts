@@ -19,6 +19,7 @@ export function redisKeys(prefix: string) {
     purchasesUntold: `${prefix}purchases:untold`,
     purchasesRecent: `${prefix}purchases:recent`,
     purchasesOfBuyer: (buyer: number) => `${prefix}purchases:buyer:${buyer}`,
+    savedConnections: (user: number) => `${prefix}saved-connections:${user}`,
     purchaseInFlight: (buyer: number) => `${prefix}inflight:${buyer}`,
     /** Provider alerts sent (one instance sends each), and the outage they are about. */
     alert: (kind: string) => `${prefix}alert:${kind}`,

@@ -17,7 +17,11 @@ export type TopupButton =
   /** Under an outcome: start again, say goodbye, or try a not-charged top-up again. */
   | { kind: "another" }
   | { kind: "done" }
-  | { kind: "retry"; reference: string };
+  | { kind: "retry"; reference: string }
+  /** Under /topup: one of the user's saved connections, someone else, or forget them all. */
+  | { kind: "saved"; index: number }
+  | { kind: "someone-else" }
+  | { kind: "forget" };
 
 const FILTER_CODES: Record<BouquetFilter, string> = {
   monthly: "m",
@@ -50,8 +54,13 @@ function menuParts(journeyId: string, action: MenuAction): (string | number)[] {
 function decode(parts: readonly string[]): TopupButton | null {
   const [op = "", second, third, fourth, ...rest] = parts;
   if (rest.length > 0) return null;
-  if (op === "a" || op === "d") {
-    return second === undefined ? { kind: op === "a" ? "another" : "done" } : null;
+  if (op === "a" || op === "d" || op === "e" || op === "f") {
+    if (second !== undefined) return null;
+    return { kind: ({ a: "another", d: "done", e: "someone-else", f: "forget" } as const)[op] };
+  }
+  if (op === "s") {
+    const index = indexPart(second);
+    return index !== null && third === undefined ? { kind: "saved", index } : null;
   }
   if (op === "r") {
     return second !== undefined && second.length <= 30 && third === undefined
@@ -94,6 +103,12 @@ export const topupButtons = callbackCodec<TopupButton>(
         return ["d"];
       case "retry":
         return ["r", button.reference];
+      case "saved":
+        return ["s", button.index];
+      case "someone-else":
+        return ["e"];
+      case "forget":
+        return ["f"];
     }
   },
   decode,

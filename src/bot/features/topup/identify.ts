@@ -112,6 +112,7 @@ export function createIdentify(deps: BotDeps) {
     }
 
     let info: CustomerInfo | undefined;
+    let lookedUp = "";
     while (!info) {
       if (pending === undefined) {
         current = await next();
@@ -125,6 +126,7 @@ export function createIdentify(deps: BotDeps) {
         continue;
       }
       const userId = current.from?.id ?? 0;
+      lookedUp = check.code;
       const found = await providerStep(conversation, () => lookup(userId, check.code));
       if (found === "cancelled") return;
       if (found.kind === "limited") {
@@ -156,8 +158,10 @@ export function createIdentify(deps: BotDeps) {
     }
     await current.reply(card, { reply_markup: { remove_keyboard: true } });
 
-    let connection = info.connections[0] as Connection;
-    if (info.connections.length > 1) {
+    // Looked up by one connection's own id (a saved connection, a retry): that one.
+    const named = typedConnection(info.connections, lookedUp);
+    let connection = named ?? (info.connections[0] as Connection);
+    if (!named && info.connections.length > 1) {
       const choice = connectionChoice(journeyId, info.connections, t);
       const prompt = await current.reply(choice.text, { reply_markup: choice.keyboard });
       for (;;) {

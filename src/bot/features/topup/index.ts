@@ -10,6 +10,7 @@ import { topupButtons } from "./callback-data.js";
 import { createIdentify, IDENTIFY } from "./identify.js";
 import { createMenu } from "./menu.js";
 import type { PurchaseRunner } from "./purchase.js";
+import { savedView } from "./views.js";
 
 async function startTopup(ctx: BotContext, code?: string): Promise<void> {
   await ctx.conversation.exitAll();
@@ -42,10 +43,30 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
   const menu = createMenu(deps, purchases);
   const chat = topup.chatType("private");
 
-  chat.command("topup", (ctx) => startTopup(ctx, ctx.match.trim() || undefined));
+  /** Asks whose package, and offers the connections this user topped up before. */
+  async function askWhom(ctx: BotContext): Promise<void> {
+    await startTopup(ctx);
+    const saved = ctx.from ? await deps.savedConnections.list(ctx.from.id) : [];
+    if (saved.length === 0) return;
+    const view = savedView(saved, (key, variables) => ctx.t(key, variables));
+    await ctx.reply(view.text, { reply_markup: view.keyboard });
+  }
+
+  async function forget(ctx: BotContext): Promise<void> {
+    if (ctx.from) await deps.savedConnections.forget(ctx.from.id);
+  }
+
+  chat.command("topup", (ctx) => {
+    const code = ctx.match.trim();
+    return code ? startTopup(ctx, code) : askWhom(ctx);
+  });
+  chat.command("forget", async (ctx) => {
+    await forget(ctx);
+    await ctx.reply(ctx.t("saved-forgotten"));
+  });
   chat.callbackQuery(entryButtons.filter, async (ctx) => {
     await ctx.answerCallbackQuery();
-    await startTopup(ctx);
+    await askWhom(ctx);
   });
   chat.callbackQuery(topupButtons.filter, async (ctx) => {
     const button = topupButtons.decode(ctx.callbackQuery.data);
@@ -54,7 +75,24 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
         return menu.handle(ctx, button.journeyId, button.action);
       case "another":
         await dropButtons(ctx);
-        return startTopup(ctx);
+        return askWhom(ctx);
+      case "saved": {
+        const saved = await deps.savedConnections.list(ctx.from.id);
+        const entry = saved[button.index];
+        if (!entry) break;
+        await dropButtons(ctx);
+        // Straight to that connection: its id is a code the provider finds it by.
+        return startTopup(ctx, entry.connectionId);
+      }
+      case "someone-else":
+        await ctx.answerCallbackQuery(ctx.t("saved-someone-else-hint"));
+        await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
+        return;
+      case "forget":
+        await forget(ctx);
+        await ctx.answerCallbackQuery();
+        await ctx.editMessageText(ctx.t("saved-forgotten")).catch(() => undefined);
+        return;
       case "done":
         await dropButtons(ctx);
         await ctx.reply(ctx.t("done-bye"));

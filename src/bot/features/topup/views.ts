@@ -4,6 +4,7 @@
 import { InlineKeyboard } from "grammy";
 import { type BouquetFilter, filtersPresent } from "../../../domain/catalogue.js";
 import type { Bouquet, Connection, Customer } from "../../../domain/model.js";
+import type { SavedConnection } from "../../../domain/saved-connections.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import {
   billingLabel,
@@ -185,4 +186,18 @@ export function confirmView(
     .text(t("button-back"), menuButton(journey.id, back))
     .text(t("button-cancel"), menuButton(journey.id, { op: "cancel" }));
   return { text, keyboard };
+}
+
+/** Under /topup, for a user who topped up before: their connections, one tap each. */
+export function savedView(saved: SavedConnection[], t: Translate): View {
+  const keyboard = new InlineKeyboard();
+  saved.forEach((entry, index) => {
+    const connection = `${t(`service-${entry.service}`)} ${truncate(entry.connectionId, ID_LENGTH)}`;
+    const label = t("saved-button", { name: truncate(entry.customerName, 24), connection });
+    keyboard.text(label, topupButtons.encode({ kind: "saved", index })).row();
+  });
+  keyboard
+    .text(t("saved-someone-else"), topupButtons.encode({ kind: "someone-else" }))
+    .text(t("saved-forget"), topupButtons.encode({ kind: "forget" }));
+  return { text: t("saved-title"), keyboard };
 }
