@@ -139,6 +139,7 @@ store-unavailable = Sorry, the bot is temporarily unavailable. Nothing was charg
 ## Everywhere
 
 cancelled = Cancelled. Send /topup to start again.
+cancelled-broadcast = Broadcast cancelled: nothing was sent. Send /broadcast to start again.
 nothing-to-cancel = There is nothing to cancel. Send /topup to start a top-up.
 menu-expired = This menu has expired.
 session-expired = This session has expired. Send /topup to start again.

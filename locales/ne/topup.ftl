@@ -131,6 +131,7 @@ store-unavailable = माफ गर्नुहोस्, बोट अहि�
 ## Everywhere
 
 cancelled = रद्द गरियो। फेरि सुरु गर्न /topup पठाउनुहोस्।
+cancelled-broadcast = प्रसारण रद्द गरियो: केही पठाइएन। फेरि सुरु गर्न /broadcast पठाउनुहोस्।
 nothing-to-cancel = रद्द गर्ने केही छैन। रिचार्ज सुरु गर्न /topup पठाउनुहोस्।
 menu-expired = यो मेनुको समय सकियो।
 session-expired = यो सत्रको समय सकियो। फेरि सुरु गर्न /topup पठाउनुहोस्।

@@ -4,6 +4,9 @@ import type { BotContext, FlowContext } from "../context.js";
 import type { Translator } from "./i18n.js";
 import type { Translate } from "./labels.js";
 
+/** The admin's broadcast conversation; /cancel says when it is the one cancelled. */
+export const BROADCAST_FLOW = "broadcast";
+
 export type FlowConversation = Conversation<BotContext, FlowContext>;
 
 /** A short random id for one flow: its buttons carry it, so old menus are told apart. */

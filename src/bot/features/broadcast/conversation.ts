@@ -9,8 +9,6 @@ import { beginFlow, type FlowConversation, nextInFlow } from "../../shared/flow.
 import { broadcastButtons } from "./callback-data.js";
 import { copyReference } from "./delivery.js";
 
-export const BROADCAST = "broadcast";
-
 const AUDIENCES: Record<string, Audience> = {
   all: { kind: "everyone" },
   en: { kind: "language", language: "en" },

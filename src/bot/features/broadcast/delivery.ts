@@ -84,7 +84,18 @@ export class TelegramBroadcastPorts implements BroadcastPorts {
   ): Promise<void> {
     const text = progressText(counts, phase, this.translate(record.adminLanguage));
     if (phase !== "sending") {
-      // The final report arrives as a new message, so that the admin is notified.
+      // The final report takes the progress message's place as a new message, so that the
+      // admin is notified; a progress message too old to delete becomes the report instead.
+      const removed = await this.api
+        .deleteMessage(record.admin, Number(record.progressReport))
+        .then(
+          () => true,
+          () => false,
+        );
+      if (!removed) {
+        await this.api.editMessageText(record.admin, Number(record.progressReport), text);
+        return;
+      }
       await this.api.sendMessage(record.admin, text);
       return;
     }

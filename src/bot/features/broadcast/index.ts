@@ -6,15 +6,16 @@ import { normalizeCustomerCode } from "../../../domain/customer-code.js";
 import { ask, type ReadFailure } from "../../../domain/provider-answers.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
+import { BROADCAST_FLOW } from "../../shared/flow.js";
 import { localeOf } from "../../shared/i18n.js";
-import { BROADCAST, createBroadcastConversation } from "./conversation.js";
+import { createBroadcastConversation } from "./conversation.js";
 import { planGroups } from "./views.js";
 
 export function createBroadcast(deps: BotDeps): Composer<BotContext> {
   const broadcast = new Composer<BotContext>();
   broadcast.use(
     createConversation(createBroadcastConversation(deps), {
-      id: BROADCAST,
+      id: BROADCAST_FLOW,
       maxMillisecondsToWait: deps.config.sessionIdleMs,
     }),
   );
@@ -28,7 +29,7 @@ export function createBroadcast(deps: BotDeps): Composer<BotContext> {
 
   chat.command("broadcast", async (ctx) => {
     await ctx.conversation.exitAll();
-    await ctx.conversation.enter(BROADCAST, localeOf(ctx), null);
+    await ctx.conversation.enter(BROADCAST_FLOW, localeOf(ctx), null);
   });
 
   chat.command("plans", async (ctx) => {
@@ -64,7 +65,7 @@ export function createBroadcast(deps: BotDeps): Composer<BotContext> {
       groups: planGroups(listed.value.bouquets),
     };
     await ctx.conversation.exitAll();
-    await ctx.conversation.enter(BROADCAST, localeOf(ctx), content);
+    await ctx.conversation.enter(BROADCAST_FLOW, localeOf(ctx), content);
   });
 
   chat.command("broadcast_cancel", async (ctx) => {

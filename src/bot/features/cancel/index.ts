@@ -4,14 +4,21 @@
 import { Composer } from "grammy";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
+import { BROADCAST_FLOW } from "../../shared/flow.js";
 
 export function createCancel(deps: BotDeps): Composer<BotContext> {
   const cancel = new Composer<BotContext>();
   cancel.chatType("private").command("cancel", async (ctx) => {
     const pending = await deps.cancels.mark(ctx.chat.id, deps.now());
     const journey = ctx.session.journey;
-    const active =
-      pending || Object.keys(ctx.conversation.active()).length > 0 || journey !== undefined;
+    const flows = Object.keys(ctx.conversation.active());
+    const active = pending || flows.length > 0 || journey !== undefined;
+    // Say what was cancelled: an admin's broadcast is not a top-up.
+    const said = flows.includes(BROADCAST_FLOW)
+      ? "cancelled-broadcast"
+      : active
+        ? "cancelled"
+        : "nothing-to-cancel";
     await ctx.conversation.exitAll();
     ctx.session.journey = undefined;
     if (journey?.menuMessageId) {
@@ -19,7 +26,7 @@ export function createCancel(deps: BotDeps): Composer<BotContext> {
         .editMessageReplyMarkup(ctx.chat.id, journey.menuMessageId, { reply_markup: undefined })
         .catch(() => undefined);
     }
-    await ctx.reply(ctx.t(active ? "cancelled" : "nothing-to-cancel"), {
+    await ctx.reply(ctx.t(said), {
       reply_markup: { remove_keyboard: true },
     });
   });
