@@ -25,6 +25,7 @@ import { RedisLookupCounter } from "./adapters/redis/lookup-counter.js";
 import { RedisLookupRefs } from "./adapters/redis/lookup-refs.js";
 import { RedisPollingTurn } from "./adapters/redis/polling-turn.js";
 import { RedisPurchases } from "./adapters/redis/purchases.js";
+import { RedisReminders } from "./adapters/redis/reminders.js";
 import { RedisSavedConnections } from "./adapters/redis/saved-connections.js";
 import { RedisSubscribers } from "./adapters/redis/subscribers.js";
 import { RedisAuditLog } from "./adapters/redis/support-audit.js";
@@ -35,6 +36,7 @@ import type { BotDeps } from "./bot/deps.js";
 import { TelegramAlerts } from "./bot/features/alerts/index.js";
 import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
 import { TelegramOutcomes } from "./bot/features/topup/outcomes.js";
+import { TelegramReminders } from "./bot/features/topup/reminder-delivery.js";
 import { Poller } from "./bot/polling.js";
 import { configureApi } from "./bot/shared/api.js";
 import { Translator } from "./bot/shared/i18n.js";
@@ -46,6 +48,7 @@ import { OutcomeTeller } from "./domain/outcomes.js";
 import { ProviderHealth } from "./domain/provider-health.js";
 import { PurchaseBook } from "./domain/purchase-book.js";
 import { Reconciler } from "./domain/reconciler.js";
+import { ReminderSender } from "./domain/reminders.js";
 import { TopupService } from "./domain/topup.js";
 
 const SESSION_TTL_SECONDS = 90 * 86_400;
@@ -132,7 +135,28 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const book = new PurchaseBook(purchases, logger);
   const outcomes = new TelegramOutcomes(outsideApi, i18n, formatter);
   const savedConnections = new RedisSavedConnections(redis, keys);
-  const teller = new OutcomeTeller(book, outcomes, logger, provider, savedConnections);
+  const reminderStore = new RedisReminders(redis, keys);
+  const teller = new OutcomeTeller(
+    book,
+    outcomes,
+    logger,
+    provider,
+    savedConnections,
+    (purchase) => {
+      if (!purchase.fromReminder) return;
+      metrics.reminderRenewals.inc();
+      reminderStore.countRenewal().catch((error: unknown) => {
+        logger.warn({ err: error }, "could not count a renewal after a reminder");
+      });
+    },
+  );
+  const reminders = new ReminderSender(
+    reminderStore,
+    provider,
+    new TelegramReminders(outsideApi, i18n, formatter),
+    logger,
+    { pollMs: 30_000, onResult: (result) => metrics.reminders.inc({ result }) },
+  );
   const window = config.topup.verifyWindowMs;
   const topups = new TopupService(
     provider,
@@ -206,6 +230,8 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     drafts: new RedisDrafts(redis, keys, idleSeconds),
     listings: new RedisListings(redis, keys, idleSeconds),
     savedConnections,
+    reminders: reminderStore,
+    wakeReminders: () => reminders.wake(),
     cancels: new RedisCancelMarks(redis, keys, idleSeconds),
     audit: new RedisAuditLog(redis, keys),
     lookupRefs: new RedisLookupRefs(redis, keys),
@@ -277,7 +303,12 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   async function drain(deadline: number): Promise<void> {
     await poller?.stop();
     await http?.drain();
-    const settling = Promise.all([running.drain(), reconciler.stop(), queue.close()]);
+    const settling = Promise.all([
+      running.drain(),
+      reconciler.stop(),
+      reminders.stop(),
+      queue.close(),
+    ]);
     const handOverAt = deadline - HAND_OVER_BEFORE_END_MS;
     await Promise.race([
       settling,
@@ -306,6 +337,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
         });
       } else poller?.start();
       reconciler.start();
+      reminders.start();
       queue.start();
       started = true;
       const mode = webhook ? "webhook" : "long polling";

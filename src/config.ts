@@ -121,6 +121,16 @@ const environment = z
     TOPUP_VERIFY_WINDOW_SECONDS: wholeNumber(120, 1, 3_600, "seconds"),
     TOPUP_LOCK_SECONDS: wholeNumber(15, 1, 600, "seconds"),
     RECONCILE_INTERVAL_SECONDS: wholeNumber(5, 1, 3_600, "seconds"),
+    REMINDER_DAYS_BEFORE: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .regex(/^\s*\d{1,3}(\s*,\s*\d{1,3})*\s*$/, {
+          error: "must be a comma-separated list of whole days, such as 3,1",
+        })
+        .transform((list) => [...new Set(list.split(",").map((day) => Number(day.trim())))])
+        .default([3, 1]),
+    ),
     TELEGRAM_RETRY_ATTEMPTS: wholeNumber(3, 0, 20, "attempts"),
     TELEGRAM_POLL_TIMEOUT_SECONDS: wholeNumber(30, 0, 50, "seconds"),
     BROADCAST_RATE: wholeNumber(25, 1, 1_000, "messages per second"),
@@ -226,6 +236,7 @@ const schema = environment.transform((e) => ({
     alertRepeatMs: e.ALERT_REPEAT_MINUTES * 60_000,
   },
   sessionIdleMs: e.SESSION_IDLE_SECONDS * 1000,
+  reminderDaysBefore: e.REMINDER_DAYS_BEFORE,
   topup: {
     checkoutSafetyMarginMs: e.CHECKOUT_SAFETY_MARGIN_SECONDS * 1000,
     verifyWindowMs: e.TOPUP_VERIFY_WINDOW_SECONDS * 1000,

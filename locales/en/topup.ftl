@@ -9,6 +9,7 @@ help =
     /topup 1000001 – the same, with the code right away
     /history – your last top-ups and how they ended
     /forget – forget the connections offered on /topup
+    /reminders – your expiry reminders, to cancel them
     /cancel – leave the current step at any time
     /language – choose your language
     /stop – no more announcements from us (/start turns them on again)
@@ -175,3 +176,22 @@ saved-someone-else-hint = Send the mobile number, customer ID, set-top-box numbe
 saved-forget = 🗑 Forget these
 saved-forgotten = Done: no connections are remembered for you now. They are saved again after your next top-up.
 command-forget = Forget my saved connections
+
+## Expiry reminders
+
+remind-button = 🔔 Remind me: { $name }
+remind-receipt-button = 🔔 Remind me before it ends
+reminder-set = 🔔 We will remind you on { $dates }.
+reminder-too-late = It ends too soon for a reminder.
+reminder-no-date = The provider gives no end date for it, so there is nothing to remind you of.
+reminder-text = 🔔 Your package <b>{ $bouquet }</b> ({ $connection }) ends on { $end }. Renew it now to stay connected.
+reminder-renew-button = 🔁 Renew { $bouquet }
+reminders-title = Your reminders:
+reminders-line = • { $bouquet } ({ $connection }) – { $at }
+reminders-none = You have no reminders. Tap “🔔 Remind me” beside a subscription or under a receipt to get one.
+reminders-cancel-button = ✖ { $bouquet } – { $at }
+reminders-cancel-all = ✖ Cancel all
+reminders-cancelled = Reminder cancelled.
+reminders-all-cancelled = All your reminders are cancelled.
+command-reminders = Your expiry reminders
+reminder-stats = Expiry reminders sent: { $sent }. Top-ups made from a reminder’s Renew button: { $renewals }.

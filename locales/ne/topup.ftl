@@ -9,6 +9,7 @@ help =
     /topup 1000001 – उही, कोड सँगै पठाएर
     /history – तपाईंका पछिल्ला रिचार्ज र तिनको नतिजा
     /forget – /topup मा देखाइने सुरक्षित जडानहरू बिर्सनुहोस्
+    /reminders – म्याद सकिने रिमाइन्डरहरू, रद्द गर्न
     /cancel – जुनसुकै बेला हालको चरण छोड्नुहोस्
     /language – भाषा छान्नुहोस्
     /stop – हाम्रा सूचनाहरू बन्द (/start ले फेरि खोल्छ)
@@ -167,3 +168,22 @@ saved-someone-else-hint = मोबाइल नम्बर, ग्राहक
 saved-forget = 🗑 यी बिर्सनुहोस्
 saved-forgotten = भयो: अब तपाईंका कुनै जडान सम्झिइएका छैनन्। अर्को रिचार्जपछि फेरि सुरक्षित हुन्छन्।
 command-forget = सुरक्षित जडानहरू बिर्सनुहोस्
+
+## Expiry reminders
+
+remind-button = 🔔 सम्झाउनुहोस्: { $name }
+remind-receipt-button = 🔔 सकिनुअघि सम्झाउनुहोस्
+reminder-set = 🔔 हामी तपाईंलाई { $dates } मा सम्झाउनेछौं।
+reminder-too-late = सम्झाउन मिल्ने समय बाँकी छैन, यो चाँडै सकिन्छ।
+reminder-no-date = सेवा प्रदायकले यसको अन्तिम मिति दिँदैन, त्यसैले सम्झाउन सकिँदैन।
+reminder-text = 🔔 तपाईंको प्याकेज <b>{ $bouquet }</b> ({ $connection }) { $end } मा सकिन्छ। जडान कायम राख्न अहिले नवीकरण गर्नुहोस्।
+reminder-renew-button = 🔁 { $bouquet } नवीकरण
+reminders-title = तपाईंका रिमाइन्डरहरू:
+reminders-line = • { $bouquet } ({ $connection }) – { $at }
+reminders-none = तपाईंको कुनै रिमाइन्डर छैन। सदस्यताको छेउमा वा रसिदमुनि “🔔 सम्झाउनुहोस्” थिच्नुहोस्।
+reminders-cancel-button = ✖ { $bouquet } – { $at }
+reminders-cancel-all = ✖ सबै रद्द गर्नुहोस्
+reminders-cancelled = रिमाइन्डर रद्द गरियो।
+reminders-all-cancelled = तपाईंका सबै रिमाइन्डर रद्द गरिए।
+command-reminders = म्याद सकिने रिमाइन्डरहरू
+reminder-stats = पठाइएका म्याद रिमाइन्डर: { $sent }। रिमाइन्डरको नवीकरण बटनबाट भएका रिचार्ज: { $renewals }।

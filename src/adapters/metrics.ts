@@ -35,6 +35,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly reminders = new Counter({
+    name: "bot_reminders_total",
+    help: "Expiry reminders that fell due, by result: sent, renewed (the provider showed the subscription renewed: not sent), blocked, failed",
+    labelNames: ["result"] as const,
+    registers: [this.registry],
+  });
+  readonly reminderRenewals = new Counter({
+    name: "bot_reminder_renewals_total",
+    help: "Top-ups charged from a reminder's Renew button",
+    registers: [this.registry],
+  });
   readonly reconciliations = new Counter({
     name: "bot_reconciliations_total",
     help: "Open purchases taken up by reconciliation (left by a stopped or crashed instance, or still unknown), by result",

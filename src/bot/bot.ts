@@ -12,6 +12,7 @@ import { createCancel, isCancel, skipsQueue } from "./features/cancel/index.js";
 import { fallback } from "./features/fallback/index.js";
 import { createHistory } from "./features/history/index.js";
 import { createLanguage } from "./features/language/index.js";
+import { createReminders } from "./features/reminders/index.js";
 import { start } from "./features/start/index.js";
 import { createSupport } from "./features/support/index.js";
 import { createTopup } from "./features/topup/index.js";
@@ -113,6 +114,7 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   const topup = createTopup(deps, purchases);
   bot.use(topup.composer);
   bot.use(createHistory(deps));
+  bot.use(createReminders(deps));
   bot.use(createBroadcast(deps));
   bot.use(start, createLanguage(topup.showCurrentScreen), createCancel(deps));
   bot.use(createSupport(deps));

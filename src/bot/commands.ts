@@ -5,6 +5,7 @@ const PRIVATE_COMMANDS = [
   "start",
   "topup",
   "history",
+  "reminders",
   "forget",
   "cancel",
   "help",

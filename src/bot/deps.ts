@@ -5,6 +5,7 @@ import type { BroadcastContent, BroadcastStore } from "../domain/broadcast.js";
 import type { LookupLimit } from "../domain/lookup-limit.js";
 import type { ProviderPort } from "../domain/ports.js";
 import type { PurchaseStore } from "../domain/purchase.js";
+import type { ReminderStore } from "../domain/reminders.js";
 import type { SavedConnectionStore } from "../domain/saved-connections.js";
 import type { SubscriberStore } from "../domain/subscribers.js";
 import type { LookupRefStore } from "../domain/support.js";
@@ -52,6 +53,9 @@ export interface BotDeps {
   listings: ListingStore;
   /** Connections each user topped up before: one-tap choices on /topup. */
   savedConnections: SavedConnectionStore;
+  reminders: ReminderStore;
+  /** A reminder was added here: the sender looks at the store again now. */
+  wakeReminders(): void;
   cancels: CancelMarks;
   audit: AuditLog;
   lookupRefs: LookupRefStore;

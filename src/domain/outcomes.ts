@@ -20,6 +20,8 @@ export class OutcomeTeller {
     private readonly provider?: Pick<ProviderPort, "getPackages">,
     /** Where a connection topped up successfully is remembered for its buyer. */
     private readonly saved?: SavedConnectionStore,
+    /** Called once a charged purchase was told (counts renewals that followed a reminder). */
+    private readonly onCharged?: (purchase: Purchase) => void,
   ) {}
 
   /** True once told (or nothing to tell); false when the message failed: told again later. */
@@ -39,7 +41,10 @@ export class OutcomeTeller {
     }
     purchase.told = purchase.phase;
     await this.book.record(purchase);
-    if (purchase.phase === "charged") await this.remember(purchase);
+    if (purchase.phase === "charged") {
+      this.onCharged?.(purchase);
+      await this.remember(purchase);
+    }
     return true;
   }
 

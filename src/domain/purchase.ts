@@ -77,6 +77,8 @@ export interface Purchase {
   renewedUntil?: ProviderTime | null;
   /** The buyer's "payment under way" message (opaque): the first outcome told replaces it. */
   statusMessage?: string;
+  /** Started from an expiry reminder's Renew button. */
+  fromReminder?: true;
   /** The provider's code of the last refusal. */
   refusal: { code: string } | null;
   reason: NotChargedReason | null;

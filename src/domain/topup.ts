@@ -30,6 +30,8 @@ export interface PurchaseIntent {
   checkout: Checkout;
   /** The buyer's message saying the payment is under way (opaque): the outcome replaces it. */
   statusMessage?: string;
+  /** Started from an expiry reminder's Renew button. */
+  fromReminder?: true;
 }
 
 export type PurchaseOutcome =
@@ -394,6 +396,7 @@ export class TopupService {
       refusal: null,
       reason: null,
       ...(intent.statusMessage !== undefined && { statusMessage: intent.statusMessage }),
+      ...(intent.fromReminder && { fromReminder: true as const }),
       createdAt: now,
       updatedAt: now,
     };

@@ -136,6 +136,7 @@ describe("around the journey", () => {
       "start",
       "topup",
       "history",
+      "reminders",
       "forget",
       "cancel",
       "help",

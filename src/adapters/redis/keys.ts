@@ -20,6 +20,11 @@ export function redisKeys(prefix: string) {
     purchasesRecent: `${prefix}purchases:recent`,
     purchasesOfBuyer: (buyer: number) => `${prefix}purchases:buyer:${buyer}`,
     savedConnections: (user: number) => `${prefix}saved-connections:${user}`,
+    reminder: (id: string) => `${prefix}reminder:${id}`,
+    reminderSent: (id: string) => `${prefix}reminder-sent:${id}`,
+    remindersDue: `${prefix}reminders:due`,
+    reminderCount: (what: "sent" | "renewals") => `${prefix}reminders:count:${what}`,
+    remindersOfUser: (user: number | "") => `${prefix}reminders:user:${user}`,
     purchaseInFlight: (buyer: number) => `${prefix}inflight:${buyer}`,
     /** Provider alerts sent (one instance sends each), and the outage they are about. */
     alert: (kind: string) => `${prefix}alert:${kind}`,

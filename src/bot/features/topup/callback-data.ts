@@ -9,7 +9,9 @@ export type MenuAction =
   | { op: "pick"; bouquet: number }
   | { op: "confirm" }
   | { op: "cancel" }
-  | { op: "noop" };
+  | { op: "noop" }
+  /** "🔔 Remind me" beside a current subscription. */
+  | { op: "remind"; subscription: number };
 
 export type TopupButton =
   | { kind: "menu"; journeyId: string; action: MenuAction }
@@ -21,7 +23,10 @@ export type TopupButton =
   /** Under /topup: one of the user's saved connections, someone else, or forget them all. */
   | { kind: "saved"; index: number }
   | { kind: "someone-else" }
-  | { kind: "forget" };
+  | { kind: "forget" }
+  /** "🔔 Remind me" under a receipt, and "Renew" under a reminder. */
+  | { kind: "remind-receipt"; reference: string }
+  | { kind: "renew-reminder"; id: string };
 
 const FILTER_CODES: Record<BouquetFilter, string> = {
   monthly: "m",
@@ -46,6 +51,8 @@ function menuParts(journeyId: string, action: MenuAction): (string | number)[] {
       return ["l", journeyId, FILTER_CODES[action.filter], action.page];
     case "pick":
       return ["b", journeyId, action.bouquet];
+    case "remind":
+      return ["v", journeyId, action.subscription];
     default:
       return [SIMPLE_CODES[action.op], journeyId];
   }
@@ -62,9 +69,15 @@ function decode(parts: readonly string[]): TopupButton | null {
     const index = indexPart(second);
     return index !== null && third === undefined ? { kind: "saved", index } : null;
   }
-  if (op === "r") {
-    return second !== undefined && second.length <= 30 && third === undefined
+  if (op === "r" || op === "w") {
+    if (second === undefined || second.length > 30 || third !== undefined) return null;
+    return op === "r"
       ? { kind: "retry", reference: second }
+      : { kind: "remind-receipt", reference: second };
+  }
+  if (op === "z") {
+    return second !== undefined && JOURNEY_ID.test(second) && third === undefined
+      ? { kind: "renew-reminder", id: second }
       : null;
   }
   if (second === undefined || !JOURNEY_ID.test(second)) return null;
@@ -76,6 +89,11 @@ function decode(parts: readonly string[]): TopupButton | null {
   if (op === "b") {
     return index !== null && fourth === undefined
       ? { kind: "menu", journeyId, action: { op: "pick", bouquet: index } }
+      : null;
+  }
+  if (op === "v") {
+    return index !== null && fourth === undefined
+      ? { kind: "menu", journeyId, action: { op: "remind", subscription: index } }
       : null;
   }
   if (op === "l") {
@@ -109,6 +127,10 @@ export const topupButtons = callbackCodec<TopupButton>(
         return ["e"];
       case "forget":
         return ["f"];
+      case "remind-receipt":
+        return ["w", button.reference];
+      case "renew-reminder":
+        return ["z", button.id];
     }
   },
   decode,

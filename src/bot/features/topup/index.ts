@@ -88,6 +88,26 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
         await ctx.answerCallbackQuery(ctx.t("saved-someone-else-hint"));
         await ctx.editMessageReplyMarkup({ reply_markup: undefined }).catch(() => undefined);
         return;
+      case "remind-receipt": {
+        const purchase = await deps.purchases.byReference(button.reference);
+        const end = purchase?.renewedUntil?.at;
+        if (purchase?.buyer !== ctx.from.id || end == null) break;
+        const answer = await menu.remind(ctx, {
+          cuid: purchase.customer.cuid,
+          connection: purchase.connection,
+          bouquet: { code: purchase.bouquet.code, name: purchase.bouquet.name },
+          end,
+        });
+        await ctx.answerCallbackQuery({ text: answer, show_alert: true });
+        return;
+      }
+      case "renew-reminder": {
+        const reminder = await deps.reminders.sent(button.id);
+        if (reminder?.user !== ctx.from.id) break;
+        await ctx.answerCallbackQuery();
+        await ctx.conversation.exitAll();
+        return menu.renewFromReminder(ctx, reminder);
+      }
       case "forget":
         await forget(ctx);
         await ctx.answerCallbackQuery();

@@ -30,6 +30,8 @@ export interface Place {
   view?: MenuAction;
   /** Set while the confirm screen is shown. */
   selected?: { bouquet: number; intentId: string; back: MenuAction };
+  /** Opened from a reminder's Renew button (a renewal that followed a reminder is counted). */
+  fromReminder?: true;
 }
 
 /** What the provider listed for the journey; stored once, read by every tap. */
@@ -43,13 +45,22 @@ export interface Listing {
 
 export type Journey = Place & Listing;
 
-export const placeOf = ({ v, id, updatedAt, menuMessageId, view, selected }: Journey): Place => ({
+export const placeOf = ({
+  v,
+  id,
+  updatedAt,
+  menuMessageId,
+  view,
+  selected,
+  fromReminder,
+}: Journey): Place => ({
   v,
   id,
   updatedAt,
   ...(menuMessageId !== undefined && { menuMessageId }),
   ...(view && { view }),
   ...(selected && { selected }),
+  ...(fromReminder && { fromReminder }),
 });
 
 export const listingOf = (journey: Journey): Listing => ({

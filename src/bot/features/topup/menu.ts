@@ -1,11 +1,13 @@
 // Steps 3 to 5 as plain callback handlers over the journey in the session: browsing bouquets
 // by period and page, the confirm screen, and Confirm. Each tap edits the same message.
 import type { InlineKeyboard } from "grammy";
+import type { Reminder } from "../../../domain/reminders.js";
 import type { PurchaseIntent } from "../../../domain/topup.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { startTopupKeyboard } from "../../shared/callback-data.js";
 import { editQuietly } from "../../shared/edit.js";
+import { newFlowId } from "../../shared/flow.js";
 import { localeOf } from "../../shared/i18n.js";
 import type { Translate } from "../../shared/labels.js";
 import type { MenuAction } from "./callback-data.js";
@@ -13,11 +15,13 @@ import {
   checkoutOf,
   FLOW_VERSION,
   type Journey,
+  journeyFromOffer,
   type Listing,
   listingOf,
   placeOf,
 } from "./journey.js";
 import type { PurchaseRunner } from "./purchase.js";
+import { remindersFor } from "./reminder-times.js";
 import { confirmView, listView, overviewView } from "./views.js";
 
 export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
@@ -68,6 +72,47 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     await ctx.api
       .editMessageText(chatId, place.menuMessageId, view.text, { reply_markup: view.keyboard })
       .catch((error: unknown) => deps.logger.debug({ err: error }, "could not redraw the menu"));
+  }
+
+  /**
+   * Reminders for one subscription of the tapping user, at its end minus each configured
+   * number of days; returns what to tell them.
+   */
+  async function remind(
+    ctx: BotContext,
+    what: Pick<Reminder, "cuid" | "connection" | "bouquet" | "end">,
+  ): Promise<string> {
+    const t: Translate = (key, variables) => ctx.t(key, variables);
+    const user = ctx.from?.id ?? 0;
+    const locale = localeOf(ctx);
+    const zone = deps.config.provider.timeZone;
+    const base = { ...what, user, language: locale };
+    const reminders = remindersFor(base, deps.config.reminderDaysBefore, zone, deps.now());
+    if (reminders.length === 0) return t("reminder-too-late");
+    await deps.reminders.add(reminders);
+    deps.wakeReminders();
+    const fmt = deps.formatter(locale);
+    return t("reminder-set", { dates: reminders.map((r) => fmt.moment(r.fireAt)).join(", ") });
+  }
+
+  /** A reminder's Renew: a fresh listing, straight to the confirm screen of that bouquet. */
+  async function renewFromReminder(ctx: BotContext, reminder: Reminder): Promise<void> {
+    const t: Translate = (key, variables) => ctx.t(key, variables);
+    const offer = await deps.provider.getPackages(reminder.cuid, reminder.connection);
+    const now = deps.now();
+    const journey: Journey = { ...journeyFromOffer(newFlowId(), offer, now), fromReminder: true };
+    const index = journey.bouquets.findIndex((b) => b.code === reminder.bouquet.code);
+    const fmt = deps.formatter(localeOf(ctx));
+    const back = { op: "overview" } as const;
+    let view: { text: string; keyboard: InlineKeyboard };
+    if (index >= 0) {
+      journey.selected = { bouquet: index, intentId: `${journey.id}-${index}`, back };
+      view = confirmView(journey, index, back, t, fmt);
+    } else view = overviewView(journey, t, fmt, now);
+    const sent = await ctx.reply(view.text, { reply_markup: view.keyboard });
+    journey.menuMessageId = sent.message_id;
+    await deps.listings.put(journey.id, listingOf(journey));
+    ctx.session.journey = placeOf(journey);
   }
 
   /** Handles a tap on a journey's menu. */
@@ -125,6 +170,22 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
         await showing(ctx, view);
         return;
       }
+      case "remind": {
+        const subscription = journey.subscriptions[action.subscription];
+        const end = subscription?.end?.at;
+        if (!subscription || end == null) {
+          await ctx.answerCallbackQuery(t("reminder-no-date"));
+          return;
+        }
+        const answer = await remind(ctx, {
+          cuid: journey.customer.cuid,
+          connection: { service: journey.connection.service, id: journey.connection.id },
+          bouquet: { code: subscription.code, name: subscription.name },
+          end,
+        });
+        await ctx.answerCallbackQuery({ text: answer, show_alert: true });
+        return;
+      }
       case "pick": {
         if (!journey.bouquets[action.bouquet]) {
           await ctx.answerCallbackQuery(t("menu-expired"));
@@ -166,6 +227,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
       ...(ctx.callbackQuery?.message && {
         statusMessage: String(ctx.callbackQuery.message.message_id),
       }),
+      ...(journey.fromReminder && { fromReminder: true as const }),
     };
     purchases.start(intent);
     ctx.session.journey = undefined;
@@ -174,5 +236,5 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     await editQuietly(ctx, `${summary.text}\n\n<i>${t("processing-message")}</i>`);
   }
 
-  return { handle, showAgain };
+  return { handle, showAgain, remind, renewFromReminder };
 }

@@ -60,7 +60,16 @@ export class TelegramOutcomes implements OutcomeChannel {
 
   private render(purchase: Purchase, t: Translate): { text: string; keyboard?: InlineKeyboard } {
     if (purchase.phase === "charged" && purchase.transaction) {
-      return { text: this.receipt(purchase, purchase.transaction, t), keyboard: afterReceipt(t) };
+      const keyboard = afterReceipt(t);
+      // A reminder needs the new end date, so only a receipt that has it offers one.
+      if (purchase.reference && purchase.renewedUntil?.at != null) {
+        const remind = topupButtons.encode({
+          kind: "remind-receipt",
+          reference: purchase.reference,
+        });
+        keyboard.row().text(t("remind-receipt-button"), remind);
+      }
+      return { text: this.receipt(purchase, purchase.transaction, t), keyboard };
     }
     if (purchase.phase === "unknown") return { text: t("still-checking") };
     const reason = purchase.reason ?? "verified";

@@ -2,6 +2,7 @@
 // Provider data is escaped and shortened, and lists are cut, so that no answer of the
 // provider can push a message over Telegram's limits.
 import { InlineKeyboard } from "grammy";
+import { parseBouquetName } from "../../../domain/bouquet-name.js";
 import { type BouquetFilter, filtersPresent } from "../../../domain/catalogue.js";
 import type { Bouquet, Connection, Customer } from "../../../domain/model.js";
 import type { SavedConnection } from "../../../domain/saved-connections.js";
@@ -120,6 +121,16 @@ export function overviewView(
 
   const renewing = renewals(journey).slice(0, 3);
   const keyboard = bouquetButtons(journey, renewing, new Set(renewing), t, fmt);
+  journey.subscriptions.slice(0, 3).forEach((subscription, index) => {
+    if (subscription.end?.at == null || subscription.end.at <= now) return;
+    const name = truncate(parseBouquetName(subscription.name).displayName, LABEL_LENGTH);
+    keyboard
+      .text(
+        t("remind-button", { name }),
+        menuButton(journey.id, { op: "remind", subscription: index }),
+      )
+      .row();
+  });
   filtersPresent(journey.bouquets).forEach((filter, i) => {
     keyboard.text(t(`filter-${filter}`), menuButton(journey.id, { op: "list", filter, page: 0 }));
     if (i % 2 === 1) keyboard.row();

@@ -1,0 +1,111 @@
+import type { Redis } from "ioredis";
+import type { Reminder, ReminderStore } from "../../domain/reminders.js";
+import type { RedisKeys } from "./keys.js";
+
+/** A sent reminder's Renew button works this long. */
+const SENT_KEPT_SECONDS = 7 * 86_400;
+
+// KEYS: due set. ARGV: now, limit, record key prefix, user set key prefix.
+// Takes due reminders out of every index in one step: each goes to one instance only.
+const TAKE_DUE = `
+local ids = redis.call("ZRANGEBYSCORE", KEYS[1], "-inf", ARGV[1], "LIMIT", 0, ARGV[2])
+local taken = {}
+for _, id in ipairs(ids) do
+  redis.call("ZREM", KEYS[1], id)
+  local raw = redis.call("GET", ARGV[3] .. id)
+  if raw then
+    redis.call("DEL", ARGV[3] .. id)
+    local user = cjson.decode(raw)["user"]
+    redis.call("ZREM", ARGV[4] .. string.format("%.0f", user), id)
+    table.insert(taken, raw)
+  end
+end
+return taken`;
+
+/** Reminders in Redis: a record each, a sorted set by due time, and one per user. */
+export class RedisReminders implements ReminderStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async add(reminders: Reminder[]): Promise<void> {
+    const multi = this.redis.multi();
+    for (const reminder of reminders) {
+      const expiresAt = Math.ceil(reminder.fireAt / 1000) + SENT_KEPT_SECONDS;
+      multi
+        .set(this.keys.reminder(reminder.id), JSON.stringify(reminder), "EXAT", expiresAt)
+        .zadd(this.keys.remindersDue, reminder.fireAt, reminder.id)
+        .zadd(this.keys.remindersOfUser(reminder.user), reminder.fireAt, reminder.id);
+    }
+    await multi.exec();
+  }
+
+  async takeDue(now: number, limit: number): Promise<Reminder[]> {
+    const taken = (await this.redis.eval(
+      TAKE_DUE,
+      1,
+      this.keys.remindersDue,
+      now,
+      limit,
+      this.keys.reminder(""),
+      this.keys.remindersOfUser(""),
+    )) as string[];
+    return taken.map((raw) => JSON.parse(raw) as Reminder);
+  }
+
+  async nextDue(): Promise<number | null> {
+    const [, score] = await this.redis.zrange(this.keys.remindersDue, 0, 0, "WITHSCORES");
+    return score === undefined ? null : Number(score);
+  }
+
+  async ofUser(user: number): Promise<Reminder[]> {
+    const ids = await this.redis.zrange(this.keys.remindersOfUser(user), 0, 49);
+    if (ids.length === 0) return [];
+    const raws = await this.redis.mget(ids.map((id) => this.keys.reminder(id)));
+    return raws.filter((raw): raw is string => raw !== null).map((raw) => JSON.parse(raw));
+  }
+
+  async cancel(user: number, id: string): Promise<boolean> {
+    const [[, removed] = []] =
+      (await this.redis
+        .multi()
+        .zrem(this.keys.remindersOfUser(user), id)
+        .zrem(this.keys.remindersDue, id)
+        .del(this.keys.reminder(id))
+        .exec()) ?? [];
+    return removed === 1;
+  }
+
+  async cancelAll(user: number): Promise<void> {
+    const ids = await this.redis.zrange(this.keys.remindersOfUser(user), 0, -1);
+    const multi = this.redis.multi().del(this.keys.remindersOfUser(user));
+    for (const id of ids) multi.zrem(this.keys.remindersDue, id).del(this.keys.reminder(id));
+    await multi.exec();
+  }
+
+  async keepSent(reminder: Reminder): Promise<void> {
+    await this.redis
+      .multi()
+      .set(this.keys.reminderSent(reminder.id), JSON.stringify(reminder), "EX", SENT_KEPT_SECONDS)
+      .incr(this.keys.reminderCount("sent"))
+      .exec();
+  }
+
+  async countRenewal(): Promise<void> {
+    await this.redis.incr(this.keys.reminderCount("renewals"));
+  }
+
+  async counts(): Promise<{ sent: number; renewals: number }> {
+    const [sent, renewals] = await this.redis.mget(
+      this.keys.reminderCount("sent"),
+      this.keys.reminderCount("renewals"),
+    );
+    return { sent: Number(sent ?? 0), renewals: Number(renewals ?? 0) };
+  }
+
+  async sent(id: string): Promise<Reminder | null> {
+    const raw = await this.redis.get(this.keys.reminderSent(id));
+    return raw === null ? null : (JSON.parse(raw) as Reminder);
+  }
+}

@@ -1,0 +1,74 @@
+// /reminders: the user's expiry reminders still to come, each with a button to cancel it.
+import { Composer, InlineKeyboard } from "grammy";
+import { parseBouquetName } from "../../../domain/bouquet-name.js";
+import type { Reminder } from "../../../domain/reminders.js";
+import type { BotContext } from "../../context.js";
+import type { BotDeps } from "../../deps.js";
+import { callbackCodec } from "../../shared/callback-data.js";
+import { escapeHtml, truncate } from "../../shared/html.js";
+import { localeOf } from "../../shared/i18n.js";
+
+type ReminderButton = { kind: "cancel"; id: string } | { kind: "cancel-all" };
+
+const reminderButtons = callbackCodec<ReminderButton>(
+  "rm",
+  (button) => (button.kind === "cancel" ? ["x", button.id] : ["all"]),
+  ([op, id, ...rest]) => {
+    if (rest.length > 0) return null;
+    if (op === "all" && id === undefined) return { kind: "cancel-all" };
+    return op === "x" && id !== undefined && /^[a-z0-9]{1,12}$/.test(id)
+      ? { kind: "cancel", id }
+      : null;
+  },
+);
+
+/** At most this many are listed, the soonest first. */
+const SHOWN = 10;
+
+function listView(reminders: Reminder[], ctx: BotContext, deps: BotDeps) {
+  if (reminders.length === 0) return { text: ctx.t("reminders-none"), keyboard: undefined };
+  const fmt = deps.formatter(localeOf(ctx));
+  const keyboard = new InlineKeyboard();
+  const lines = reminders.slice(0, SHOWN).map((reminder) => {
+    const bouquet = escapeHtml(truncate(parseBouquetName(reminder.bouquet.name).displayName, 40));
+    const at = fmt.moment(reminder.fireAt);
+    const connection = `${ctx.t(`service-${reminder.connection.service}`)} ${escapeHtml(truncate(reminder.connection.id, 30))}`;
+    const cancel = reminderButtons.encode({ kind: "cancel", id: reminder.id });
+    keyboard.text(ctx.t("reminders-cancel-button", { bouquet, at }), cancel).row();
+    return ctx.t("reminders-line", { bouquet, connection, at });
+  });
+  keyboard.text(ctx.t("reminders-cancel-all"), reminderButtons.encode({ kind: "cancel-all" }));
+  return { text: [ctx.t("reminders-title"), ...lines].join("\n"), keyboard };
+}
+
+export function createReminders(deps: BotDeps): Composer<BotContext> {
+  const reminders = new Composer<BotContext>();
+  const chat = reminders.chatType("private");
+
+  // Admins: how many reminders went out, and how many top-ups followed one.
+  chat.command("reminder_stats", async (ctx) => {
+    if (!deps.config.adminUserIds.includes(ctx.from.id)) {
+      await ctx.reply(ctx.t("not-allowed"));
+      return;
+    }
+    await ctx.reply(ctx.t("reminder-stats", await deps.reminders.counts()));
+  });
+
+  chat.command("reminders", async (ctx) => {
+    const view = listView(await deps.reminders.ofUser(ctx.from.id), ctx, deps);
+    await ctx.reply(view.text, { reply_markup: view.keyboard });
+  });
+
+  chat.callbackQuery(reminderButtons.filter, async (ctx) => {
+    const button = reminderButtons.decode(ctx.callbackQuery.data);
+    if (!button) return ctx.answerCallbackQuery(ctx.t("menu-expired"));
+    if (button.kind === "cancel-all") await deps.reminders.cancelAll(ctx.from.id);
+    else await deps.reminders.cancel(ctx.from.id, button.id);
+    await ctx.answerCallbackQuery(
+      ctx.t(button.kind === "cancel-all" ? "reminders-all-cancelled" : "reminders-cancelled"),
+    );
+    const view = listView(await deps.reminders.ofUser(ctx.from.id), ctx, deps);
+    await ctx.editMessageText(view.text, { reply_markup: view.keyboard }).catch(() => undefined);
+  });
+  return reminders;
+}

@@ -1,0 +1,47 @@
+// How a reminder reads in Telegram, with its Renew button; the domain's ReminderSender
+// decides when and whether it is sent.
+import { type Api, GrammyError, InlineKeyboard } from "grammy";
+import { parseBouquetName } from "../../../domain/bouquet-name.js";
+import type { ProviderTime } from "../../../domain/model.js";
+import type { Reminder, ReminderChannel, ReminderDelivery } from "../../../domain/reminders.js";
+import { escapeHtml, truncate } from "../../shared/html.js";
+import type { Translator } from "../../shared/i18n.js";
+import type { ValueFormatter } from "../../shared/values.js";
+import { topupButtons } from "./callback-data.js";
+
+export class TelegramReminders implements ReminderChannel {
+  constructor(
+    private readonly api: Api,
+    private readonly i18n: Translator,
+    private readonly formatter: (locale: string) => ValueFormatter,
+  ) {}
+
+  async send(reminder: Reminder, end: ProviderTime | null): Promise<ReminderDelivery> {
+    const t = (key: string, variables?: Record<string, string | number>) =>
+      this.i18n.t(reminder.language, key, variables);
+    const fmt = this.formatter(reminder.language);
+    const bouquet = escapeHtml(truncate(parseBouquetName(reminder.bouquet.name).displayName, 60));
+    const connection = `${t(`service-${reminder.connection.service}`)} ${escapeHtml(truncate(reminder.connection.id, 40))}`;
+    const text = t("reminder-text", {
+      bouquet,
+      connection,
+      end: fmt.moment(end ?? { at: reminder.end, text: "" }),
+    });
+    const renew = topupButtons.encode({ kind: "renew-reminder", id: reminder.id });
+    try {
+      await this.api.sendMessage(reminder.user, text, {
+        reply_markup: new InlineKeyboard().text(t("reminder-renew-button", { bouquet }), renew),
+      });
+      return "sent";
+    } catch (error) {
+      // Blocked, deleted or never started: not tried again.
+      if (
+        error instanceof GrammyError &&
+        (error.error_code === 403 || /chat not found/i.test(error.description))
+      ) {
+        return "blocked";
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,126 @@
+// Expiry reminders, opt-in: sent at a subscription's end minus each configured number of days,
+// once, and not at all when the provider shows it renewed meanwhile.
+import type { ProviderTime, ServiceKind } from "./model.js";
+import type { Log, ProviderPort } from "./ports.js";
+
+export interface Reminder {
+  id: string;
+  user: number;
+  language: string;
+  cuid: string;
+  connection: { service: ServiceKind; id: string };
+  bouquet: { code: string; name: string };
+  /** The subscription's end as it was when the user asked. */
+  end: number;
+  fireAt: number;
+}
+
+export interface ReminderStore {
+  add(reminders: Reminder[]): Promise<void>;
+  /** Due reminders, each handed to one caller only (whichever instance takes it). */
+  takeDue(now: number, limit: number): Promise<Reminder[]>;
+  nextDue(): Promise<number | null>;
+  /** A user's reminders still to come, soonest first. */
+  ofUser(user: number): Promise<Reminder[]>;
+  cancel(user: number, id: string): Promise<boolean>;
+  cancelAll(user: number): Promise<void>;
+  /** A sent reminder is kept a while for its Renew button, and counted. */
+  keepSent(reminder: Reminder): Promise<void>;
+  sent(id: string): Promise<Reminder | null>;
+  /** A top-up charged from a reminder's Renew button. */
+  countRenewal(): Promise<void>;
+  /** Reminders sent and renewals that followed one, across instances, for the admins. */
+  counts(): Promise<{ sent: number; renewals: number }>;
+}
+
+export type ReminderDelivery = "sent" | "blocked" | "failed";
+
+export interface ReminderChannel {
+  /** `end` is the end the provider lists now (null when it could not be read). */
+  send(reminder: Reminder, end: ProviderTime | null): Promise<ReminderDelivery>;
+}
+
+export interface ReminderOptions {
+  /** The longest sleep between looks at the store (a reminder added elsewhere is seen then). */
+  pollMs: number;
+  onResult?(result: ReminderDelivery | "renewed"): void;
+}
+
+/** Sends due reminders; any number of instances may run one. */
+export class ReminderSender {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly store: ReminderStore,
+    private readonly provider: Pick<ProviderPort, "getPackages">,
+    private readonly channel: ReminderChannel,
+    private readonly log: Log,
+    private readonly options: ReminderOptions,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Looks again at once (a reminder was just added here). */
+  wake(): void {
+    if (this.stopped || this.running) return;
+    this.running = this.pass().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private async pass(): Promise<void> {
+    try {
+      for (;;) {
+        const due = await this.store.takeDue(this.now(), 20);
+        if (due.length === 0) break;
+        await Promise.all(due.map((reminder) => this.deliver(reminder)));
+      }
+    } catch (error) {
+      this.log.warn({ err: error }, "reminders could not be read");
+    }
+    if (this.stopped) return;
+    const next = await this.store.nextDue().catch(() => null);
+    const delay = next === null ? this.options.pollMs : Math.max(0, next - this.now());
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wake(), Math.min(delay, this.options.pollMs));
+    this.timer.unref();
+  }
+
+  private async deliver(reminder: Reminder): Promise<void> {
+    const end = await this.currentEnd(reminder);
+    // Renewed since the user asked: the subscription now ends later.
+    if (end?.at != null && end.at > reminder.end) {
+      this.options.onResult?.("renewed");
+      return;
+    }
+    const result = await this.channel.send(reminder, end).catch((error: unknown) => {
+      this.log.warn({ err: error, reminderId: reminder.id }, "reminder not sent");
+      return "failed" as const;
+    });
+    this.options.onResult?.(result);
+    if (result === "blocked") await this.store.cancelAll(reminder.user);
+    if (result === "sent") await this.store.keepSent(reminder);
+  }
+
+  private async currentEnd(reminder: Reminder): Promise<ProviderTime | null> {
+    try {
+      const offer = await this.provider.getPackages(reminder.cuid, reminder.connection);
+      return offer.subscriptions.find((s) => s.code === reminder.bouquet.code)?.end ?? null;
+    } catch (error) {
+      this.log.warn({ err: error, reminderId: reminder.id }, "could not re-read the end date");
+      return null;
+    }
+  }
+}
