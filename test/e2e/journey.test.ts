@@ -71,7 +71,11 @@ describe.each(VARIANTS)("the top-up journey on %s, a %s provider", (version, pro
     const receipt = await expectReply(user, () => user.press(/Confirm/), "Top-up successful");
     expect(receipt.text).toMatch(/Transaction: TXN\d+/);
     expect(receipt.text).toContain("Connection: TV 8000000022");
-    expect(buttonsOf(user, receipt)).toEqual(["Top up another", "Done"]);
+    expect(buttonsOf(user, receipt)).toEqual([
+      "Top up another",
+      "Done",
+      "🔔 Remind me before it ends",
+    ]);
     // The receipt took the place of the menu and its "Processing…"; nothing is left above it
     // to press, and the sandbox executed exactly one top-up.
     expect(receipt.message_id).toBe(menu.message_id);

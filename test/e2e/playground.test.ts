@@ -146,6 +146,7 @@ describe("the playground page", () => {
     expect(await receipt.locator(".inline-button").allTextContents()).toEqual([
       "Top up another",
       "Done",
+      "🔔 Remind me before it ends",
     ]);
 
     const row = page.locator(`#topups [data-txn-id="${txnId}"]`);

@@ -53,6 +53,7 @@ describe("top-up buttons", () => {
     { op: "confirm" },
     { op: "cancel" },
     { op: "noop" },
+    { op: "remind", subscription: 2 },
   ];
   const buttons: TopupButton[] = [
     ...actions.map((action): TopupButton => ({ kind: "menu", journeyId: "a1b2c3d4e5", action })),
@@ -60,6 +61,11 @@ describe("top-up buttons", () => {
     { kind: "another" },
     { kind: "done" },
     { kind: "retry", reference: "tg-1001234567890-lz3k9abc1" },
+    { kind: "saved", index: 4 },
+    { kind: "someone-else" },
+    { kind: "forget" },
+    { kind: "remind-receipt", reference: "tg-1001234567890-lz3k9abc1" },
+    { kind: "renew-reminder", id: "a1b2c3d4e5" },
   ];
 
   it.each(buttons)("round-trips %j within 64 bytes", (button) => {
@@ -70,7 +76,8 @@ describe("top-up buttons", () => {
 
   it.each([
     "t:o",
-    "t:z:abc",
+    "t:q:abc",
+    "t:z:ABC!",
     "t:l:abc:z:1",
     "t:b:abc:-1",
     "t:o:ABC",
