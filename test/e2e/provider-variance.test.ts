@@ -4,10 +4,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ChatUser } from "../../tools/telegram-emulator/index.js";
 import { buttonsOf, expectReply } from "../support/chat.js";
+import {
+  type ListedBouquet as Bouquet,
+  type Listing,
+  rewriteListing as rewriteListingOf,
+} from "../support/listing.js";
 import { type Stack, startStack } from "../support/stack.js";
 
-type Bouquet = Record<string, unknown> & { code: string; name: string };
-type Listing = { tv: { subscriptions: Record<string, unknown>[]; bouquets: Bouquet[] } };
 type Result = { result: Record<string, unknown> };
 
 describe.each(["v1.0.1", "v1.0.0"] as const)(
@@ -26,13 +29,7 @@ describe.each(["v1.0.1", "v1.0.0"] as const)(
     afterAll(() => stack.stop());
 
     const rewriteListing = (change: (body: Listing) => void) =>
-      stack.sandbox.setFault("get-subscription-package", {
-        kind: "transform",
-        transform: (response) => {
-          change(response.body as Listing);
-          return response;
-        },
-      });
+      rewriteListingOf(stack.sandbox, change);
     const rewriteTransactions = (change: (result: Record<string, unknown>) => void) => {
       for (const operation of ["subscription-package-topup", "txn-status"] as const) {
         stack.sandbox.setFault(operation, {

@@ -3,10 +3,12 @@
 import { DateTime } from "luxon";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buttonsOf, expectReply } from "../support/chat.js";
+import {
+  type ListedBouquet as Bouquet,
+  type Listing,
+  rewriteListing as rewriteListingOf,
+} from "../support/listing.js";
 import { type Stack, startStack } from "../support/stack.js";
-
-type Bouquet = Record<string, unknown> & { code: string; name: string; price: number };
-type Listing = { tv: { subscriptions: Record<string, unknown>[]; bouquets: Bouquet[] } };
 
 let stack: Stack;
 let nextUser = 71_000;
@@ -21,14 +23,7 @@ afterAll(() => stack.stop());
 
 const CHOOSE = { en: "Choose a package", ne: "किन्ने प्याकेज छान्नुहोस्" };
 
-const rewriteListing = (change: (body: Listing) => void) =>
-  stack.sandbox.setFault("get-subscription-package", {
-    kind: "transform",
-    transform: (response) => {
-      change(response.body as Listing);
-      return response;
-    },
-  });
+const rewriteListing = (change: (body: Listing) => void) => rewriteListingOf(stack.sandbox, change);
 
 describe("1. add-ons tell apart", () => {
   // Four add-ons of one name: the marker and the period in any order, twins included.
