@@ -14,8 +14,31 @@ import { savedView } from "./views.js";
 
 async function startTopup(ctx: BotContext, code?: string): Promise<void> {
   await ctx.conversation.exitAll();
+  // The menu of a journey left behind keeps no buttons that would lead nowhere.
+  const left = ctx.session.journey?.menuMessageId;
+  if (left !== undefined && ctx.chat) {
+    await ctx.api
+      .editMessageReplyMarkup(ctx.chat.id, left, { reply_markup: undefined })
+      .catch(() => undefined);
+  }
   ctx.session.journey = undefined;
   await ctx.conversation.enter(IDENTIFY, localeOf(ctx), code ?? null);
+}
+
+/**
+ * After /language: the journey's screen drawn again, or, while the bot asks whose package,
+ * the question asked again in the new language (an answer given before is asked for again).
+ */
+async function showCurrentScreen(
+  ctx: BotContext,
+  menu: { showAgain(ctx: BotContext): Promise<void> },
+) {
+  if (ctx.conversation.active()[IDENTIFY]) {
+    await ctx.conversation.exitAll();
+    await ctx.conversation.enter(IDENTIFY, localeOf(ctx), null);
+    return;
+  }
+  await menu.showAgain(ctx);
 }
 
 /** The buttons of a finished outcome go away once one is tapped. */
@@ -127,5 +150,5 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
     // A connection choice outside its conversation, forged or old data.
     await ctx.answerCallbackQuery(ctx.t("menu-expired"));
   });
-  return { composer: topup, showCurrentScreen: menu.showAgain };
+  return { composer: topup, showCurrentScreen: (ctx) => showCurrentScreen(ctx, menu) };
 }
