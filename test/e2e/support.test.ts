@@ -92,6 +92,10 @@ describe("support lookups in an allow-listed group", () => {
       "Sita Sharma",
     );
     expect(card.text).toContain("Customer 1000002 · active");
+    // One card for one /lookup, also once every listing is in.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const cards = botMessages(SUPPORT).filter((m) => m.message.text?.includes("Sita Sharma"));
+    expect(cards).toHaveLength(1);
     expect(card.text).toContain("TV 8000000021 · active");
     expect(card.text).toContain("TV 8000000022 · active");
     expect(card.text).toContain("TV 8000000023 · inactive");
