@@ -159,6 +159,14 @@ describe("3. /language in the middle of a journey", () => {
     await expectReply(user, () => user.sendText("1000001"), CHOOSE.ne);
   });
 
+  it("while the bot asks which connection: the same question again, in the new language", async () => {
+    const user = newUser("en");
+    await expectReply(user, () => user.sendText("/topup 1000002"), "Which connection");
+    await expectReply(user, () => user.sendText("/language"), "Choose your language");
+    await expectReply(user, () => user.press("नेपाली"), "कुन जडान");
+    await expectReply(user, () => user.press(/8000000021/), CHOOSE.ne);
+  });
+
   it("draws the current screen again in the new language, and the journey goes on there", async () => {
     const user = newUser("en");
     const menu = await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");

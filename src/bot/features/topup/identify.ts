@@ -16,6 +16,8 @@ import { type Journey, journeyFromOffer, listingOf, placeOf } from "./journey.js
 import { connectionChoice, connectionLine, customerCard, overviewView } from "./views.js";
 
 export const IDENTIFY = "identify";
+/** The draft holding the code the flow found its customer by (never a journey id: "-"). */
+export const IDENTIFIED_DRAFT = "-identified";
 
 /** What the user reads when the provider could not answer (a refusal means "not found"). */
 const failureKey = (failure: ReadFailure) =>
@@ -148,6 +150,11 @@ export function createIdentify(deps: BotDeps) {
       }
       info = found.info;
     }
+    // Kept for /language: the flow then starts again from this customer, in the new language.
+    const found = lookedUp;
+    await conversation.external((outside) =>
+      deps.drafts.put(outside.chat?.id ?? 0, IDENTIFIED_DRAFT, found),
+    );
 
     const card = customerCard(info.customer, t);
     if (info.connections.length === 0) {

@@ -7,13 +7,15 @@ import type { BotDeps } from "../../deps.js";
 import { entryButtons } from "../../shared/callback-data.js";
 import { localeOf } from "../../shared/i18n.js";
 import { topupButtons } from "./callback-data.js";
-import { createIdentify, IDENTIFY } from "./identify.js";
+import { createIdentify, IDENTIFIED_DRAFT, IDENTIFY } from "./identify.js";
 import { createMenu } from "./menu.js";
 import type { PurchaseRunner } from "./purchase.js";
 import { savedView } from "./views.js";
 
-async function startTopup(ctx: BotContext, code?: string): Promise<void> {
+async function startTopup(ctx: BotContext, deps: BotDeps, code?: string): Promise<void> {
   await ctx.conversation.exitAll();
+  // A new flow has found nobody yet (see showCurrentScreen).
+  await deps.drafts.take(ctx.chat?.id ?? 0, IDENTIFIED_DRAFT);
   // The menu of a journey left behind keeps no buttons that would lead nowhere.
   const left = ctx.session.journey?.menuMessageId;
   if (left !== undefined && ctx.chat) {
@@ -26,16 +28,19 @@ async function startTopup(ctx: BotContext, code?: string): Promise<void> {
 }
 
 /**
- * After /language: the journey's screen drawn again, or, while the bot asks whose package,
- * the question asked again in the new language (an answer given before is asked for again).
+ * After /language: the journey's screen drawn again; in the identify flow, the flow again from
+ * the customer it found (or from the question), in the new language.
  */
 async function showCurrentScreen(
   ctx: BotContext,
+  deps: BotDeps,
   menu: { showAgain(ctx: BotContext): Promise<void> },
 ) {
   if (ctx.conversation.active()[IDENTIFY]) {
+    // From the customer already found (looked up again), or from the question.
+    const found = await deps.drafts.take(ctx.chat?.id ?? 0, IDENTIFIED_DRAFT);
     await ctx.conversation.exitAll();
-    await ctx.conversation.enter(IDENTIFY, localeOf(ctx), null);
+    await ctx.conversation.enter(IDENTIFY, localeOf(ctx), typeof found === "string" ? found : null);
     return;
   }
   await menu.showAgain(ctx);
@@ -68,7 +73,7 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
 
   /** Asks whose package, and offers the connections this user topped up before. */
   async function askWhom(ctx: BotContext): Promise<void> {
-    await startTopup(ctx);
+    await startTopup(ctx, deps);
     const saved = ctx.from ? await deps.savedConnections.list(ctx.from.id) : [];
     if (saved.length === 0) return;
     const view = savedView(saved, (key, variables) => ctx.t(key, variables));
@@ -81,7 +86,7 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
 
   chat.command("topup", (ctx) => {
     const code = ctx.match.trim();
-    return code ? startTopup(ctx, code) : askWhom(ctx);
+    return code ? startTopup(ctx, deps, code) : askWhom(ctx);
   });
   chat.command("forget", async (ctx) => {
     await forget(ctx);
@@ -105,7 +110,7 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
         if (!entry) break;
         await dropButtons(ctx);
         // Straight to that connection: its id is a code the provider finds it by.
-        return startTopup(ctx, entry.connectionId);
+        return startTopup(ctx, deps, entry.connectionId);
       }
       case "someone-else":
         await ctx.answerCallbackQuery(ctx.t("saved-someone-else-hint"));
@@ -144,11 +149,11 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
         const previous = await deps.purchases.byReference(button.reference);
         if (previous?.buyer !== ctx.from.id) break;
         await dropButtons(ctx);
-        return startTopup(ctx, previous.connection.id);
+        return startTopup(ctx, deps, previous.connection.id);
       }
     }
     // A connection choice outside its conversation, forged or old data.
     await ctx.answerCallbackQuery(ctx.t("menu-expired"));
   });
-  return { composer: topup, showCurrentScreen: (ctx) => showCurrentScreen(ctx, menu) };
+  return { composer: topup, showCurrentScreen: (ctx) => showCurrentScreen(ctx, deps, menu) };
 }

@@ -17,7 +17,7 @@ import type { MenuAction } from "./callback-data.js";
  * Bump when the journey or a conversation (identify, broadcast) changes shape: old ones then
  * expire.
  */
-export const FLOW_VERSION = 4;
+export const FLOW_VERSION = 5;
 export const PAGE_SIZE = 8;
 
 /** Where the user is in the journey: the chat's session holds this. */
