@@ -136,20 +136,17 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const outcomes = new TelegramOutcomes(outsideApi, i18n, formatter);
   const savedConnections = new RedisSavedConnections(redis, keys);
   const reminderStore = new RedisReminders(redis, keys);
-  const teller = new OutcomeTeller(
-    book,
-    outcomes,
-    logger,
+  const teller = new OutcomeTeller(book, outcomes, logger, {
     provider,
-    savedConnections,
-    (purchase) => {
+    saved: savedConnections,
+    onCharged: (purchase) => {
       if (!purchase.fromReminder) return;
       metrics.reminderRenewals.inc();
       reminderStore.countRenewal().catch((error: unknown) => {
         logger.warn({ err: error }, "could not count a renewal after a reminder");
       });
     },
-  );
+  });
   const reminders = new ReminderSender(
     reminderStore,
     provider,

@@ -1,5 +1,7 @@
 // Expiry reminders, opt-in: sent at a subscription's end minus each configured number of days,
 // once, and not at all when the provider shows it renewed meanwhile.
+
+import { listedEnd } from "./listed-end.js";
 import type { ProviderTime, ServiceKind } from "./model.js";
 import type { Log, ProviderPort } from "./ports.js";
 
@@ -99,7 +101,12 @@ export class ReminderSender {
   }
 
   private async deliver(reminder: Reminder): Promise<void> {
-    const end = await this.currentEnd(reminder);
+    const end = await listedEnd(
+      this.provider,
+      { cuid: reminder.cuid, connection: reminder.connection, code: reminder.bouquet.code },
+      this.log,
+      { reminderId: reminder.id },
+    );
     // Renewed since the user asked: the subscription now ends later.
     if (end?.at != null && end.at > reminder.end) {
       this.options.onResult?.("renewed");
@@ -112,15 +119,5 @@ export class ReminderSender {
     this.options.onResult?.(result);
     if (result === "blocked") await this.store.cancelAll(reminder.user);
     if (result === "sent") await this.store.keepSent(reminder);
-  }
-
-  private async currentEnd(reminder: Reminder): Promise<ProviderTime | null> {
-    try {
-      const offer = await this.provider.getPackages(reminder.cuid, reminder.connection);
-      return offer.subscriptions.find((s) => s.code === reminder.bouquet.code)?.end ?? null;
-    } catch (error) {
-      this.log.warn({ err: error, reminderId: reminder.id }, "could not re-read the end date");
-      return null;
-    }
   }
 }

@@ -29,6 +29,17 @@ export function distinctLabels(labels: string[], codes: string[]): string[] {
   );
 }
 
+/** A bouquet's name as people read it: without its period and add-on markers, shortened. */
+export const bouquetTitle = (name: string, length: number) =>
+  truncate(parseBouquetName(name).displayName, length);
+
+/** "TV 8000000011": a connection by its service and id, the id shortened. */
+export const connectionName = (
+  connection: { service: string; id: string },
+  t: Translate,
+  idLength: number,
+) => `${t(`service-${connection.service}`)} ${truncate(connection.id, idLength)}`;
+
 export function statusLabel(status: string, t: Translate): string {
   if (status === "active") return t("status-active");
   if (status === "inactive") return t("status-inactive");
@@ -57,7 +68,7 @@ export function subscriptionLine(
   now: number,
   nameLength: number,
 ): string {
-  const name = escapeHtml(truncate(parseBouquetName(subscription.name).displayName, nameLength));
+  const name = escapeHtml(bouquetTitle(subscription.name, nameLength));
   if (!subscription.end) return t("subscription-line-name", { name });
   const end = fmt.moment(subscription.end);
   const days = fmt.daysUntil(subscription.end, now);

@@ -1,8 +1,7 @@
 // What /history shows: one line a top-up, as the buyer knows it from their receipt.
-import { parseBouquetName } from "../../../domain/bouquet-name.js";
 import { isOpen, type Purchase } from "../../../domain/purchase.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
-import type { Translate } from "../../shared/labels.js";
+import { bouquetTitle, connectionName, type Translate } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 
 export const HISTORY_SHOWN = 10;
@@ -18,8 +17,8 @@ export function historyText(purchases: Purchase[], t: Translate, fmt: ValueForma
   const lines = purchases.slice(0, HISTORY_SHOWN).map((purchase) =>
     t("history-line", {
       date: fmt.moment(purchase.createdAt),
-      connection: `${t(`service-${purchase.connection.service}`)} ${escapeHtml(truncate(purchase.connection.id, 24))}`,
-      bouquet: escapeHtml(truncate(parseBouquetName(purchase.bouquet.name).displayName, 40)),
+      connection: escapeHtml(connectionName(purchase.connection, t, 24)),
+      bouquet: escapeHtml(bouquetTitle(purchase.bouquet.name, 40)),
       amount: fmt.amount(purchase.transaction?.amount ?? purchase.bouquet.price),
       txnId: purchase.transaction
         ? `<code>${escapeHtml(truncate(purchase.transaction.txnId, 40))}</code>`

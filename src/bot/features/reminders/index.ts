@@ -1,12 +1,12 @@
 // /reminders: the user's expiry reminders still to come, each with a button to cancel it.
 import { Composer, InlineKeyboard } from "grammy";
-import { parseBouquetName } from "../../../domain/bouquet-name.js";
 import type { Reminder } from "../../../domain/reminders.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { callbackCodec } from "../../shared/callback-data.js";
-import { escapeHtml, truncate } from "../../shared/html.js";
+import { escapeHtml } from "../../shared/html.js";
 import { localeOf } from "../../shared/i18n.js";
+import { bouquetTitle, connectionName } from "../../shared/labels.js";
 
 type ReminderButton = { kind: "cancel"; id: string } | { kind: "cancel-all" };
 
@@ -30,9 +30,9 @@ function listView(reminders: Reminder[], ctx: BotContext, deps: BotDeps) {
   const fmt = deps.formatter(localeOf(ctx));
   const keyboard = new InlineKeyboard();
   const lines = reminders.slice(0, SHOWN).map((reminder) => {
-    const bouquet = escapeHtml(truncate(parseBouquetName(reminder.bouquet.name).displayName, 40));
+    const bouquet = escapeHtml(bouquetTitle(reminder.bouquet.name, 40));
     const at = fmt.moment(reminder.fireAt);
-    const connection = `${ctx.t(`service-${reminder.connection.service}`)} ${escapeHtml(truncate(reminder.connection.id, 30))}`;
+    const connection = escapeHtml(connectionName(reminder.connection, ctx.t, 30));
     const cancel = reminderButtons.encode({ kind: "cancel", id: reminder.id });
     keyboard.text(ctx.t("reminders-cancel-button", { bouquet, at }), cancel).row();
     return ctx.t("reminders-line", { bouquet, connection, at });

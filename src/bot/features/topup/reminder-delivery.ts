@@ -1,11 +1,11 @@
 // How a reminder reads in Telegram, with its Renew button; the domain's ReminderSender
 // decides when and whether it is sent.
 import { type Api, GrammyError, InlineKeyboard } from "grammy";
-import { parseBouquetName } from "../../../domain/bouquet-name.js";
 import type { ProviderTime } from "../../../domain/model.js";
 import type { Reminder, ReminderChannel, ReminderDelivery } from "../../../domain/reminders.js";
-import { escapeHtml, truncate } from "../../shared/html.js";
+import { escapeHtml } from "../../shared/html.js";
 import type { Translator } from "../../shared/i18n.js";
+import { bouquetTitle, connectionName } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { topupButtons } from "./callback-data.js";
 
@@ -20,8 +20,8 @@ export class TelegramReminders implements ReminderChannel {
     const t = (key: string, variables?: Record<string, string | number>) =>
       this.i18n.t(reminder.language, key, variables);
     const fmt = this.formatter(reminder.language);
-    const bouquet = escapeHtml(truncate(parseBouquetName(reminder.bouquet.name).displayName, 60));
-    const connection = `${t(`service-${reminder.connection.service}`)} ${escapeHtml(truncate(reminder.connection.id, 40))}`;
+    const bouquet = escapeHtml(bouquetTitle(reminder.bouquet.name, 60));
+    const connection = escapeHtml(connectionName(reminder.connection, t, 40));
     const text = t("reminder-text", {
       bouquet,
       connection,

@@ -2,14 +2,15 @@
 // Provider data is escaped and shortened, and lists are cut, so that no answer of the
 // provider can push a message over Telegram's limits.
 import { InlineKeyboard } from "grammy";
-import { parseBouquetName } from "../../../domain/bouquet-name.js";
 import { type BouquetFilter, filtersPresent } from "../../../domain/catalogue.js";
 import type { Bouquet, Connection, Customer } from "../../../domain/model.js";
 import type { SavedConnection } from "../../../domain/saved-connections.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import {
   billingLabel,
+  bouquetTitle,
   connectionLabel,
+  connectionName,
   distinctLabels,
   statusLabel,
   subscriptionLine,
@@ -123,7 +124,7 @@ export function overviewView(
   const keyboard = bouquetButtons(journey, renewing, new Set(renewing), t, fmt);
   journey.subscriptions.slice(0, 3).forEach((subscription, index) => {
     if (subscription.end?.at == null || subscription.end.at <= now) return;
-    const name = truncate(parseBouquetName(subscription.name).displayName, LABEL_LENGTH);
+    const name = bouquetTitle(subscription.name, LABEL_LENGTH);
     keyboard
       .text(
         t("remind-button", { name }),
@@ -203,7 +204,11 @@ export function confirmView(
 export function savedView(saved: SavedConnection[], t: Translate): View {
   const keyboard = new InlineKeyboard();
   saved.forEach((entry, index) => {
-    const connection = `${t(`service-${entry.service}`)} ${truncate(entry.connectionId, ID_LENGTH)}`;
+    const connection = connectionName(
+      { service: entry.service, id: entry.connectionId },
+      t,
+      ID_LENGTH,
+    );
     const label = t("saved-button", { name: truncate(entry.customerName, 24), connection });
     keyboard.text(label, topupButtons.encode({ kind: "saved", index })).row();
   });
