@@ -66,15 +66,11 @@ export class RedisReminders implements ReminderStore {
     return raws.filter((raw): raw is string => raw !== null).map((raw) => JSON.parse(raw));
   }
 
+  /** Only the user's own: an id from someone else's button cancels nothing. */
   async cancel(user: number, id: string): Promise<boolean> {
-    const [[, removed] = []] =
-      (await this.redis
-        .multi()
-        .zrem(this.keys.remindersOfUser(user), id)
-        .zrem(this.keys.remindersDue, id)
-        .del(this.keys.reminder(id))
-        .exec()) ?? [];
-    return removed === 1;
+    if ((await this.redis.zrem(this.keys.remindersOfUser(user), id)) === 0) return false;
+    await this.redis.multi().zrem(this.keys.remindersDue, id).del(this.keys.reminder(id)).exec();
+    return true;
   }
 
   async cancelAll(user: number): Promise<void> {
