@@ -18,6 +18,10 @@ await build({
   format: "esm",
   target: "node20",
   external: ["bullmq"],
+  // Bundling renames a declaration that would shadow a name used elsewhere (the abort-controller
+  // polyfill's AbortSignal class became AbortSignal2), and node-fetch, under grammY, checks a
+  // signal by its class's name: every Telegram call then failed. Names stay as written.
+  keepNames: true,
   sourcemap: true,
   // The CommonJS packages in the bundle call require() for Node's own modules.
   banner: {
