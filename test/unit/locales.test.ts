@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LOCALES_DIRECTORY } from "../../src/bot/shared/i18n.js";
+import { LOCALES_DIRECTORY, Translator } from "../../src/bot/shared/i18n.js";
 
 /** Message keys of one locale folder, per file. */
 function keysOf(locale: string): Map<string, string[]> {
@@ -52,5 +52,27 @@ describe("locale files", () => {
     const unknown = prefixes.filter((p) => ![...english].some((key) => key.startsWith(p ?? "")));
     expect(prefixes.length).toBeGreaterThan(3);
     expect(unknown).toEqual([]);
+  });
+});
+
+describe("Translator", () => {
+  const translator = new Translator();
+
+  it("keeps a text without variables per locale, and formats one with variables each time", () => {
+    for (let i = 0; i < 2; i++) {
+      expect(translator.t("en", "button-next")).toBe("Next ›");
+      expect(translator.t("ne", "button-next")).toBe("अर्को ›");
+      // An unknown locale reads English.
+      expect(translator.t("fr", "button-next")).toBe("Next ›");
+    }
+    const page = (n: number) =>
+      translator.t("en", "list-title", { filter: "x", page: n, pages: 5 });
+    expect(page(1)).toContain("page 1 of 5");
+    expect(page(2)).toContain("page 2 of 5");
+  });
+
+  it("says which key is missing, each time", () => {
+    expect(translator.t("en", "service-satellite")).toBe("{service-satellite}");
+    expect(translator.t("ne", "service-satellite")).toBe("{service-satellite}");
   });
 });

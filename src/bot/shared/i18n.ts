@@ -51,6 +51,8 @@ function loadBundle(directory: string, locale: Locale): FluentBundle {
 
 export class Translator {
   private readonly bundles: ReadonlyMap<Locale, FluentBundle>;
+  /** Texts without variables, formatted once: a button label is asked for on every tap. */
+  private readonly constant = new Map<string, string>();
 
   constructor(directory = LOCALES_DIRECTORY) {
     this.bundles = new Map(LOCALES.map((locale) => [locale, loadBundle(directory, locale)]));
@@ -58,7 +60,22 @@ export class Translator {
 
   /** The text of `key` in `locale`, in English when that locale lacks it, `{key}` when both do. */
   t(locale: string, key: string, variables?: Parameters<Translate>[1]): string {
-    for (const candidate of isLocale(locale) ? [locale, FALLBACK] : [FALLBACK]) {
+    const known = isLocale(locale) ? locale : FALLBACK;
+    if (variables === undefined) {
+      const id = `${known}\n${key}`;
+      let text = this.constant.get(id);
+      if (text === undefined) {
+        text = this.format(known, key);
+        // Bounded by the locale files: an unknown key, which may be built from provider data, is not kept.
+        if (text !== `{${key}}`) this.constant.set(id, text);
+      }
+      return text;
+    }
+    return this.format(known, key, variables);
+  }
+
+  private format(locale: Locale, key: string, variables?: Parameters<Translate>[1]): string {
+    for (const candidate of locale === FALLBACK ? [FALLBACK] : [locale, FALLBACK]) {
       const bundle = this.bundles.get(candidate);
       const message = bundle?.getMessage(key);
       if (bundle && message?.value) return bundle.formatPattern(message.value, variables);
