@@ -43,7 +43,7 @@ async function commandCalls(redis: Redis): Promise<number> {
   return [...stats.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
-/** Bot-side time per browsing update (the bot's own summary), and press-to-edit time. */
+/** Bot-side time per browsing update (the bot's own histogram), and press-to-edit time. */
 async function browsing(stack: Stack) {
   const user = await openAddOns(stack, 9001);
   for (let i = 0; i < 20; i++) await timedPress(user, i % 2 === 0 ? "Next ›" : "‹ Prev"); // warm-up
@@ -51,13 +51,31 @@ async function browsing(stack: Stack) {
   const times: number[] = [];
   for (let i = 0; i < 500; i++)
     times.push(await timedPress(user, i % 2 === 0 ? "Next ›" : "‹ Prev"));
-  const summary = await stack.app.metrics.updateSeconds.get();
+  // Estimated from the bot's own histogram, as Prometheus's histogram_quantile() does:
+  // linearly within the bucket that holds the quantile.
+  const { values } = await stack.app.metrics.updateSeconds.get();
+  const buckets = values
+    .filter((v) => {
+      const labels = v.labels as { kind?: string; le?: number | string };
+      return labels.kind === "callback_query" && labels.le !== undefined;
+    })
+    .map((v) => {
+      const le = (v.labels as { le: number | string }).le;
+      return { le: le === "+Inf" ? Number.POSITIVE_INFINITY : Number(le), count: v.value };
+    })
+    .sort((a, b) => a.le - b.le);
   const quantile = (q: number) => {
-    const value = summary.values.find((v) => {
-      const labels = v.labels as { quantile?: number; kind?: string };
-      return labels.quantile === q && labels.kind === "callback_query";
-    });
-    return 1000 * (value?.value ?? Number.NaN);
+    const rank = q * (buckets.at(-1)?.count ?? 0);
+    let below = { le: 0, count: 0 };
+    for (const bucket of buckets) {
+      if (bucket.count >= rank) {
+        if (!Number.isFinite(bucket.le)) return 1000 * below.le;
+        const share = (rank - below.count) / Math.max(1, bucket.count - below.count);
+        return 1000 * (below.le + (bucket.le - below.le) * share);
+      }
+      below = bucket;
+    }
+    return Number.NaN;
   };
   return {
     botMedian: quantile(0.5),

@@ -13,7 +13,7 @@ export class Metrics {
     name: "bot_update_handling_seconds",
     help: "Time spent handling one update",
     labelNames: ["kind"] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
 
