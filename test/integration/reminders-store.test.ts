@@ -3,28 +3,17 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { redisKeys } from "../../src/adapters/redis/keys.js";
 import { RedisReminders } from "../../src/adapters/redis/reminders.js";
-import type { Reminder } from "../../src/domain/reminders.js";
 import { testRedis } from "../support/redis.js";
+import { aReminder } from "../support/reminders.js";
 
 const store = testRedis("reminders-store");
 afterAll(() => store.cleanup());
 const reminders = new RedisReminders(store.redis, redisKeys(store.prefix));
 
-const reminder = (id: string, user: number, fireAt: number): Reminder => ({
-  id,
-  user,
-  language: "en",
-  cuid: "1000001",
-  connection: { service: "tv", id: "8000000011" },
-  bouquet: { code: "TV-GOLD-M", name: "Gold (MONTHLY)" },
-  end: fireAt + 86_400_000,
-  fireAt,
-});
-
 describe("the reminder store", () => {
   it("hands a due reminder to one of two takers", async () => {
     const now = Date.now();
-    await reminders.add([reminder("due1", 8_800_000_001, now - 1)]);
+    await reminders.add([aReminder("due1", 8_800_000_001, now - 1)]);
     const [first, second] = await Promise.all([
       reminders.takeDue(now, 10),
       reminders.takeDue(now, 10),
@@ -34,7 +23,7 @@ describe("the reminder store", () => {
   });
 
   it("cancels a reminder only for its own user", async () => {
-    await reminders.add([reminder("mine", 11, Date.now() + 60_000)]);
+    await reminders.add([aReminder("mine", 11, Date.now() + 60_000)]);
     expect(await reminders.cancel(12, "mine")).toBe(false);
     expect((await reminders.ofUser(11)).map((r) => r.id)).toEqual(["mine"]);
     expect(await reminders.cancel(11, "mine")).toBe(true);

@@ -6,19 +6,15 @@ import {
   ReminderSender,
   type ReminderStore,
 } from "../../src/domain/reminders.js";
+import { aReminder } from "../support/reminders.js";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const NOW = 1_000_000;
 
+/** Due a moment ago; ends a day from now. */
 const reminder = (id: string, user: number): Reminder => ({
-  id,
-  user,
-  language: "en",
-  cuid: "1000001",
-  connection: { service: "tv", id: "8000000011" },
-  bouquet: { code: "TV-GOLD-M", name: "Gold (MONTHLY)" },
+  ...aReminder(id, user, NOW - 1),
   end: NOW + 86_400_000,
-  fireAt: NOW - 1,
 });
 
 function fakeStore(due: Reminder[]) {
