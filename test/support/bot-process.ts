@@ -74,9 +74,12 @@ export async function startProcessStack(
     emulator,
     prefix: store.prefix,
     startBot(env = {}, how = {}) {
+      // TEST_BOT_BUNDLE=1: the process tests run what ships, dist/main.js (`npm run build` first).
       const [command, args] = how.viaNpm
         ? ["npm", ["start", "--silent"]]
-        : [process.execPath, ["--import", "tsx", "src/main.ts"]];
+        : process.env.TEST_BOT_BUNDLE
+          ? [process.execPath, ["dist/main.js"]]
+          : [process.execPath, ["--import", "tsx", "src/main.ts"]];
       const child = spawn(command, args, {
         env: {
           ...botEnvironment(emulator, sandbox, store.prefix, options.redisUrl),

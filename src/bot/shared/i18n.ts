@@ -66,7 +66,8 @@ export class Translator {
       let text = this.constant.get(id);
       if (text === undefined) {
         text = this.format(known, key);
-        // Bounded by the locale files: an unknown key, which may be built from provider data, is not kept.
+        // Bounded by the locale files: an unknown key, which may be built from provider
+        // data, is not kept.
         if (text !== `{${key}}`) this.constant.set(id, text);
       }
       return text;
