@@ -86,6 +86,8 @@ describe("the emulator's webhooks", () => {
     expect(set.ok).toBe(true);
     emulator.user({ id: 10, first_name: "U" }).sendText("hello");
     await until(() => hook.received.length === 1);
+    // The emulator settles a delivery once it has read the answer, a moment after the POST.
+    await until(() => emulator.webhookDeliveries().length === 1);
     expect(hook.received[0]?.secret).toBe("s_1-A");
     expect(hook.received[0]?.body.message?.text).toBe("hello");
     const refused = await call(emulator, "getUpdates");
@@ -102,6 +104,7 @@ describe("the emulator's webhooks", () => {
     await call(emulator, "setWebhook", { url: hook.url });
     emulator.user({ id: 11, first_name: "U" }).sendText("again");
     await until(() => hook.received.length === 2);
+    await until(() => emulator.webhookDeliveries().length === 2);
     expect(hook.received[0]?.body.update_id).toBe(hook.received[1]?.body.update_id);
     const attempts = emulator.webhookDeliveries().map((d) => [d.attempt, d.status]);
     expect(attempts).toEqual([
