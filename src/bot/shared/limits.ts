@@ -33,6 +33,8 @@ export const withinTelegramLimits: Transformer = (prev, method, payload, signal)
   const fields = payload as Record<string, unknown> | undefined;
   const value = fields?.[rule?.field ?? ""];
   if (!rule || !fields || typeof value !== "string") return prev(method, payload, signal);
+  // What a reader sees is never longer than the HTML: most texts need no closer look.
+  if (value.length <= rule.limit) return prev(method, payload, signal);
   const html = fields.parse_mode === "HTML";
   const visible = html ? visibleText(value) : value;
   if (visible.length <= rule.limit) return prev(method, payload, signal);

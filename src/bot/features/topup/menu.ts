@@ -1,6 +1,8 @@
 // Steps 3 to 5 as plain callback handlers over the journey in the session: browsing bouquets
 // by period and page, the confirm screen, and Confirm. Each tap edits the same message.
 import type { InlineKeyboard } from "grammy";
+import type { BouquetFilter } from "../../../domain/catalogue.js";
+import type { Bouquet } from "../../../domain/model.js";
 import type { Reminder } from "../../../domain/reminders.js";
 import type { PurchaseIntent } from "../../../domain/topup.js";
 import type { BotContext } from "../../context.js";
@@ -10,6 +12,7 @@ import { editQuietly } from "../../shared/edit.js";
 import { newFlowId } from "../../shared/flow.js";
 import { localeOf } from "../../shared/i18n.js";
 import type { Translate } from "../../shared/labels.js";
+import type { ValueFormatter } from "../../shared/values.js";
 import type { MenuAction } from "./callback-data.js";
 import {
   checkoutOf,
@@ -22,7 +25,7 @@ import {
 } from "./journey.js";
 import type { PurchaseRunner } from "./purchase.js";
 import { remindersFor } from "./reminder-times.js";
-import { confirmView, listView, overviewView } from "./views.js";
+import { confirmView, listView, overviewView, type View } from "./views.js";
 
 export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
   /**
@@ -43,9 +46,31 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     return { ...draft, menuMessageId: messageId };
   }
 
+  /**
+   * A list page is drawn from the listing, the filter, the page and the language alone, and a
+   * listing never changes: each page is drawn once, then shown again from here (Next and Prev
+   * mostly go back to a page seen). Kept while the listing is (its bouquets stand for it).
+   */
+  const drawnPages = new WeakMap<Bouquet[], Map<string, View>>();
+  function listPage(
+    journey: Journey,
+    filter: BouquetFilter,
+    page: number,
+    t: Translate,
+    fmt: ValueFormatter,
+    locale: string,
+  ): View {
+    const drawn = drawnPages.get(journey.bouquets) ?? new Map<string, View>();
+    drawnPages.set(journey.bouquets, drawn);
+    const key = `${locale}:${filter}:${page}`;
+    const view = drawn.get(key) ?? listView(journey, filter, page, t, fmt);
+    drawn.set(key, view);
+    return view;
+  }
+
   /** The tap's answer and the new screen go out together: the screen shows sooner. */
   async function showing(ctx: BotContext, view: { text: string; keyboard: InlineKeyboard }) {
-    await Promise.all([ctx.answerCallbackQuery(), editQuietly(ctx, view.text, view.keyboard)]);
+    await Promise.all([editQuietly(ctx, view.text, view.keyboard), ctx.answerCallbackQuery()]);
   }
 
   /**
@@ -166,8 +191,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
       case "list": {
         journey.selected = undefined;
         journey.view = action;
-        const view = listView(journey, action.filter, action.page, t, fmt);
-        await showing(ctx, view);
+        await showing(ctx, listPage(journey, action.filter, action.page, t, fmt, localeOf(ctx)));
         return;
       }
       case "remind": {
