@@ -21,8 +21,24 @@ const QUICK = process.argv.includes("--quick");
 const BOT = "5151:ratio-bot";
 const FLOOR = "6161:ratio-floor";
 const sizes = QUICK
-  ? { presses: 60, rounds: 3, crowdRounds: 10, starts: 2, users: [300] }
-  : { presses: 100, rounds: 6, crowdRounds: 30, starts: 5, users: [2_000, 10_000] };
+  ? {
+      presses: 60,
+      rounds: 3,
+      firstDraws: 20,
+      crowdRounds: 10,
+      starts: 2,
+      idleStarts: 1,
+      users: [300],
+    }
+  : {
+      presses: 100,
+      rounds: 6,
+      firstDraws: 100,
+      crowdRounds: 30,
+      starts: 5,
+      idleStarts: 5,
+      users: [2_000, 10_000],
+    };
 // BENCH_MEMORY_USERS=2000,5000 (or empty): other milestones for the memory phase.
 if (process.env.BENCH_MEMORY_USERS !== undefined) {
   sizes.users = process.env.BENCH_MEMORY_USERS.split(",").filter(Boolean).map(Number);
@@ -162,6 +178,22 @@ async function startupMs(kind: "bot" | "floor"): Promise<number> {
   return first - began;
 }
 
+/**
+ * VmRSS of a newly started bot or floor, 2 s after one user reached the page they turn. It
+ * moves by 3 to 5 MB from start to start (where glibc's heap happens to end up), so it is
+ * read over several starts.
+ */
+async function idleRss(kind: "bot" | "floor", userId: number): Promise<number> {
+  const own = testRedis("bench-idle");
+  const child = start(kind, { REDIS_KEY_PREFIX: own.prefix });
+  await (kind === "bot" ? onBouquetList(userId) : onFloorPage(userId));
+  await sleep(2_000);
+  const { rss } = memory(child.pid as number);
+  await stop(child);
+  await own.cleanup();
+  return rss;
+}
+
 const botUser = (id: number) =>
   emulator.user({ id, first_name: "Bench", language_code: "en" }, { botToken: BOT });
 const floorUser = (id: number) =>
@@ -202,6 +234,7 @@ async function turn(user: ChatUser, forward: boolean): Promise<number> {
 
 interface Side {
   latencies: number[];
+  firstDraws: number[];
   crowd: number[];
   cpu: number;
   turns: number;
@@ -220,21 +253,27 @@ async function main() {
     `start to first getUpdates: floor ${median(starts.floor)} ms, bot ${median(starts.bot)} ms`,
   );
 
+  const idle = { bot: [] as number[], floor: [] as number[] };
+  for (let i = 0; i < sizes.idleStarts; i++) {
+    idle.floor.push(await idleRss("floor", 930_000 + i));
+    idle.bot.push(await idleRss("bot", 830_000 + i));
+  }
+  const range = (values: number[]) =>
+    `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
+  console.log(`RSS idle: floor ${range(idle.floor)} MB, bot ${range(idle.bot)} MB`);
+
   const bot = start("bot");
   const floor = start("floor");
   const probe = store.redis;
   await onFloorPage(900_001);
   const single = { bot: await onBouquetList(800_001), floor: await onFloorPage(900_002) };
-  await sleep(2_000);
-  const idle = { bot: memory(bot.pid as number), floor: memory(floor.pid as number) };
-  console.log(`RSS idle: floor ${idle.floor.rss.toFixed(1)} MB, bot ${idle.bot.rss.toFixed(1)} MB`);
 
   const sessionKey = `${store.prefix}session:800001`;
   const sessionBytes = await probe.strlen(sessionKey);
 
   const sides: Record<"bot" | "floor", Side> = {
-    bot: { latencies: [], crowd: [], cpu: 0, turns: 0 },
-    floor: { latencies: [], crowd: [], cpu: 0, turns: 0 },
+    bot: { latencies: [], firstDraws: [], crowd: [], cpu: 0, turns: 0 },
+    floor: { latencies: [], firstDraws: [], crowd: [], cpu: 0, turns: 0 },
   };
   for (let i = 0; i < 20; i++) {
     await turn(single.bot, i % 2 === 0);
@@ -250,6 +289,22 @@ async function main() {
       }
       sides[kind].cpu += cpuMs(child.pid as number) - cpuBefore;
       sides[kind].turns += sizes.presses;
+    }
+  }
+
+  // The bot keeps each list page it drew (a listing never changes), so the turns above show a
+  // page again. Here each of the bot's turns draws its page: new users' first Next, one after
+  // another, in two rounds against as many turns of the floor's.
+  const newcomers: ChatUser[] = [];
+  for (let i = 0; i < sizes.firstDraws; i++) newcomers.push(await onBouquetList(805_000 + i));
+  await sleep(1_000); // the bot's collector done with what bringing them there left
+  const half = sizes.firstDraws / 2;
+  for (const [round, users] of [newcomers.slice(0, half), newcomers.slice(half)].entries()) {
+    for (const kind of round === 0 ? (["floor", "bot"] as const) : (["bot", "floor"] as const)) {
+      for (const [i, user] of users.entries()) {
+        const turned = kind === "bot" ? turn(user, true) : turn(single.floor, i % 2 === 0);
+        sides[kind].firstDraws.push(await turned);
+      }
     }
   }
 
@@ -309,10 +364,16 @@ async function main() {
 
   const figures = {
     machine,
+    firstDraws: sizes.firstDraws,
+    idleStarts: sizes.idleStarts,
     startup: { floor: median(starts.floor), bot: median(starts.bot) },
     single: {
       floor: { p50: median(sides.floor.latencies), p99: percentile(sides.floor.latencies, 99) },
       bot: { p50: median(sides.bot.latencies), p99: percentile(sides.bot.latencies, 99) },
+    },
+    firstDraw: {
+      floor: { p50: median(sides.floor.firstDraws), p99: percentile(sides.floor.firstDraws, 99) },
+      bot: { p50: median(sides.bot.firstDraws), p99: percentile(sides.bot.firstDraws, 99) },
     },
     crowd: {
       floor: { p50: median(sides.floor.crowd), p99: percentile(sides.floor.crowd, 99) },
@@ -321,7 +382,10 @@ async function main() {
     cpu: { floor: sides.floor.cpu / sides.floor.turns, bot: sides.bot.cpu / sides.bot.turns },
     redis: redisCommands,
     sessionBytes,
-    idle,
+    idle: {
+      floor: { median: median(idle.floor), range: range(idle.floor) },
+      bot: { median: median(idle.bot), range: range(idle.bot) },
+    },
     reached,
   };
   report(figures);
@@ -330,13 +394,16 @@ async function main() {
 
 type Figures = {
   machine: string;
+  firstDraws: number;
+  idleStarts: number;
   startup: { floor: number; bot: number };
   single: Record<"floor" | "bot", { p50: number; p99: number }>;
+  firstDraw: Record<"floor" | "bot", { p50: number; p99: number }>;
   crowd: Record<"floor" | "bot", { p50: number; p99: number }>;
   cpu: { floor: number; bot: number };
   redis: number;
   sessionBytes: number;
-  idle: Record<"floor" | "bot", { rss: number; hwm: number }>;
+  idle: Record<"floor" | "bot", { median: number; range: string }>;
   reached: { users: number; rss: number; hwm: number }[];
 };
 
@@ -351,6 +418,14 @@ function report(f: Figures): void {
       x(f.single.bot.p50, f.single.floor.p50),
       "≤ 1.5×",
       verdict(f.single.bot.p50 <= 1.5 * f.single.floor.p50),
+    ],
+    [
+      "the same, each turn to a page not drawn before",
+      `${f.firstDraw.floor.p50.toFixed(2)} ms`,
+      `${f.firstDraw.bot.p50.toFixed(2)} ms (p99 ${f.firstDraw.bot.p99.toFixed(2)})`,
+      x(f.firstDraw.bot.p50, f.firstDraw.floor.p50),
+      "≤ 1.5×",
+      verdict(f.firstDraw.bot.p50 <= 1.5 * f.firstDraw.floor.p50),
     ],
     [
       "page turn median, 50 users at once",
@@ -386,11 +461,11 @@ function report(f: Figures): void {
     ],
     [
       "RSS idle",
-      `${f.idle.floor.rss.toFixed(1)} MB`,
-      `${f.idle.bot.rss.toFixed(1)} MB`,
-      x(f.idle.bot.rss, f.idle.floor.rss),
+      `${f.idle.floor.median.toFixed(1)} MB`,
+      `${f.idle.bot.median.toFixed(1)} MB (${f.idle.bot.range})`,
+      x(f.idle.bot.median, f.idle.floor.median),
       "≤ 80 MB",
-      verdict(f.idle.bot.rss <= 80),
+      verdict(f.idle.bot.median <= 80),
     ],
     ...f.reached.map((r) => [
       `RSS after ${r.users.toLocaleString("en")} users reached the bouquet list`,
@@ -425,7 +500,14 @@ grammY bot with the runner and one handler that answers the tap and edits the me
 interleaved rounds. Latency is press to edit as the emulator sees it; CPU is the bot process's
 utime+stime from \`/proc\` over the presses; Redis commands are what the bot sends, counted with
 \`MONITOR\` (a script is one command; what it runs inside Redis is not counted), less the bot's
-idle rate; memory is VmRSS (and VmHWM, the peak) of the bot's own process.
+idle rate; memory is VmRSS (and VmHWM, the peak) of the bot's own process. RSS idle is read
+2 s after one user reached the page they turn, on ${f.idleStarts} fresh starts of each bot: the
+median, and the range in brackets (it moves by 3 to 5 MB from start to start).
+
+One user turns pages back and forth (Next, Prev) in rounds of 100 presses; the bot keeps each
+list page it drew (a listing never changes), so these turns show a page again. The second row
+is the same turn where the bot draws the page: ${f.firstDraws} new users each press Next once,
+one after another, in two rounds against as many turns of the floor's.
 
 Run on ${date}, ${f.machine}.
 
@@ -436,21 +518,22 @@ Both bots run with the image's memory settings, read from the Dockerfile's \`ENV
 never while latency is measured (it slows Redis down for the bot alone).
 
 Figures move from run to run and from day to day on the same kind of machine (2 shared cores,
-three busy processes): the 50-user ratio went between 1.6× and 2.3× in quick runs of one
-build within an hour. The previous build gave 1.38× (one user) and 2.16× (50 users) in a full
-run on another machine of the same kind, and 1.66–1.69× and 1.18–1.58× in two quick runs on
-the machine of this run. A ratio is compared within one run, never across runs.
+three busy processes): on 2026-11-23 the floor's page turn took from 1.2 to 5.4 ms within one
+hour, and quick runs of one build gave 1.07–1.40× for one user, 1.19–1.73× for the turns that
+draw their page (20 of them) and 1.31–1.72× for 50 users. A ratio is compared within one run,
+never across runs.
 
 ## Before and after issue #12
 
 | measure | before (ratio to the floor) | after (this run) | what changed it |
 |---|---|---|---|
-| page turn, one user | 2.2× | ${x(f.single.bot.p50, f.single.floor.p50)} | the listing out of the session (read from a per-process cache, stored once beside it); dedupe, session and the chat's turn in one script in and one out; the language negotiated once per locale, and texts without variables formatted once; the tap's answer and the edit sent together; young-generation semi-spaces of 8 MB instead of 1 (the garbage collector took a third of the bot's time in a burst) |
+| page turn, one user | 2.2× | ${x(f.single.bot.p50, f.single.floor.p50)} | the listing out of the session (read from a per-process cache, stored once beside it); dedupe, session and the chat's turn in one script in and one out; the language negotiated once per locale, and texts without variables formatted once; the tap's answer and the edit sent together; young-generation semi-spaces of 8 MB instead of 1 (the garbage collector took a third of the bot's time in a burst); a list page drawn once per listing, filter, page and language; the text-limit check skipped for a text whose HTML is within the limit |
+| the same, drawing the page | not measured | ${x(f.firstDraw.bot.p50, f.firstDraw.floor.p50)} | all of the above but the drawn pages; each bouquet button drawn once per language (every subscriber of a catalogue sees the same ones) |
 | page turn, 50 users | 3.2× | ${x(f.crowd.bot.p50, f.crowd.floor.p50)} | the same, and no 10 KB session parsed and written per tap |
 | CPU per page turn | 2.6× | ${x(f.cpu.bot, f.cpu.floor)} | the same |
 | Redis commands per page turn | 3 in 3 round trips | ${f.redis.toFixed(2)}, of which one on the tap's path | the update gate's two scripts; the way out is not awaited |
 | session per user | 10.3 KB | ${(f.sessionBytes / 1024).toFixed(2)} KB | the position only; the listing is kept beside it under its own key |
-| RSS idle | 109 MB | ${f.idle.bot.rss.toFixed(1)} MB | one esbuild bundle instead of ~300 modules; no Deno shim (Fluent used directly instead of @grammyjs/i18n); node:http instead of undici for the provider (undici's WebAssembly parser alone took 10 MB); BullMQ loaded only for a broadcast; two malloc arenas; the bundle kept ASCII (V8 stores a source with one emoji in a doc comment at two bytes per character: 3 MB) and without esbuild's keepNames (4 MB) |
+| RSS idle | 109 MB | ${f.idle.bot.median.toFixed(1)} MB | one esbuild bundle instead of ~300 modules; no Deno shim (Fluent used directly instead of @grammyjs/i18n); node:http instead of undici for the provider (undici's WebAssembly parser alone took 10 MB); BullMQ loaded only for a broadcast; two malloc arenas; the bundle kept ASCII (V8 stores a source with one emoji in a doc comment at two bytes per character: 3 MB) and without esbuild's keepNames (4 MB) |
 | RSS after 10,000 users | 261–274 MB | ${f.reached.at(-1)?.rss.toFixed(1) ?? "—"} MB | the listing out of the session; a 96 MB old generation |
 | start to first getUpdates | 4.2× | ${x(f.startup.bot, f.startup.floor)} | the bundle; Redis and getMe at the same time; command menus set in the background; BullMQ and the provider's HTTP client loaded on first use |
 

@@ -247,7 +247,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     now: Date.now,
     isStoreFailure: (error) => connection?.isUnreachable(error) ?? false,
   };
-  const { bot, purchases: running } = createBot(deps, outcomes);
+  const { bot, purchases: running, settled: updatesSettled } = createBot(deps, outcomes);
   const webhook = config.webhook;
   const poller = webhook
     ? undefined
@@ -300,6 +300,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   async function drain(deadline: number): Promise<void> {
     await poller?.stop();
     await http?.drain();
+    await updatesSettled();
     const settling = Promise.all([
       running.drain(),
       reconciler.stop(),

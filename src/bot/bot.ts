@@ -26,6 +26,8 @@ import { gated } from "./shared/update-gate.js";
 export interface BotParts {
   bot: Bot<BotContext>;
   purchases: PurchaseRunner;
+  /** Resolves when no update is being handled: the runner's stop does not wait for them. */
+  settled(): Promise<void>;
 }
 
 type StoredFlow = VersionedState<ConversationData>;
@@ -41,6 +43,18 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   const bot = new Bot<BotContext>(config.botToken, { client: { apiRoot: config.telegramApiRoot } });
   configureApi(bot.api, config.telegram.retryAttempts);
   const purchases = new PurchaseRunner(deps, outcomes);
+
+  // Updates under way, however they came, so that a stop waits for each to write its session
+  // and free its chat before Redis closes (otherwise the chat's next update waits for the
+  // chat's lock to lapse).
+  const underWay = new Set<Promise<void>>();
+  bot.use((_ctx, next) => {
+    const handled = next();
+    const done = () => underWay.delete(handled);
+    underWay.add(handled);
+    handled.then(done, done);
+    return handled;
+  });
 
   // A user flooding the bot is dropped here, in memory, before waiting for their chat's turn
   // takes room that other users' updates need. Admins are not limited.
@@ -129,5 +143,8 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
       isStoreFailure: deps.isStoreFailure,
     }),
   );
-  return { bot, purchases };
+  const settled = async () => {
+    while (underWay.size > 0) await Promise.allSettled([...underWay]);
+  };
+  return { bot, purchases, settled };
 }

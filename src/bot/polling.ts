@@ -52,7 +52,10 @@ export class Poller {
     this.tick();
   }
 
-  /** Stops polling, waits for the updates under way and gives the turn to a standby. */
+  /**
+   * Stops polling and gives the turn to a standby. The updates under way are not waited for
+   * here (the runner's stop does not): the app's drain waits for them.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);

@@ -24,6 +24,27 @@ describe("a restart of the bot", () => {
     expect(next.message_id).toBe(list.message_id);
   });
 
+  it("a tap under way when the bot stops is finished first: the chat's next tap is not held up", async () => {
+    const user = stack.emulator.user({ id: 6003, first_name: "Un", language_code: "en" });
+    await expectReply(user, () => user.sendText("/topup 1000002"), "Which connection");
+    await expectReply(user, () => user.press(/8000000021/), "Choose a package");
+    await expectReply(user, () => user.press("Add-ons"), /page 1 of \d/);
+    // The tap's answer is retried after a second: the update is still being handled when the
+    // stop begins. The stop waits for it, so its session is written and its chat freed.
+    stack.emulator.failNext("answerCallbackQuery", {
+      error_code: 429,
+      description: "Too Many Requests: retry after 1",
+      parameters: { retry_after: 1 },
+    });
+    const second = user.waitForText(/page 2 of \d/, { timeoutMs: 5_000 });
+    user.press("Next ›");
+    await sleep(300);
+    await stack.restart();
+    await second;
+    // Were the chat still held, this would wait for its lock to lapse (10 s).
+    await expectReply(user, () => user.press("Next ›"), /page 3 of \d/, 3_000);
+  });
+
   it("after the idle time: a friendly expiry instead of silence", async () => {
     const idle = await startStack("idle", { SESSION_IDLE_SECONDS: "1" });
     try {

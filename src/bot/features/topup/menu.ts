@@ -70,7 +70,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
 
   /** The tap's answer and the new screen go out together: the screen shows sooner. */
   async function showing(ctx: BotContext, view: { text: string; keyboard: InlineKeyboard }) {
-    await Promise.all([editQuietly(ctx, view.text, view.keyboard), ctx.answerCallbackQuery()]);
+    await Promise.all([ctx.answerCallbackQuery(), editQuietly(ctx, view.text, view.keyboard)]);
   }
 
   /**

@@ -84,6 +84,35 @@ const priced = (bouquet: Bouquet | undefined, fmt: ValueFormatter, t: Translate)
       }
     : { name: "?", billing: "", price: "" };
 
+/**
+ * Every subscriber of one catalogue is shown the same few hundred bouquet buttons, and one
+ * takes two Fluent calls and a price format to draw: each is drawn once per language. Bounded,
+ * as provider data makes the keys; `t` and `fmt` are in the same language (the update's).
+ */
+const LABELS_KEPT = 2_000;
+const drawnLabels = new Map<string, string>();
+
+function bouquetLabel(
+  bouquet: Bouquet | undefined,
+  renews: boolean,
+  t: Translate,
+  fmt: ValueFormatter,
+): string {
+  const key = bouquet
+    ? [fmt.locale, renews, bouquet.displayName, bouquet.price, bouquet.period, bouquet.addOn]
+        .map(String)
+        .join("\n")
+    : undefined;
+  const drawn = key === undefined ? undefined : drawnLabels.get(key);
+  if (drawn !== undefined) return drawn;
+  const label = t(renews ? "renew-button" : "bouquet-button", { ...priced(bouquet, fmt, t) });
+  if (key !== undefined) {
+    if (drawnLabels.size >= LABELS_KEPT) drawnLabels.clear();
+    drawnLabels.set(key, label);
+  }
+  return label;
+}
+
 /** One button per bouquet, each reading differently from the others. */
 function bouquetButtons(
   journey: Journey,
@@ -93,9 +122,7 @@ function bouquetButtons(
   fmt: ValueFormatter,
 ): InlineKeyboard {
   const labels = indexes.map((index) =>
-    t(renewing.has(index) ? "renew-button" : "bouquet-button", {
-      ...priced(journey.bouquets[index], fmt, t),
-    }),
+    bouquetLabel(journey.bouquets[index], renewing.has(index), t, fmt),
   );
   const codes = indexes.map((index) => journey.bouquets[index]?.code ?? "");
   const keyboard = new InlineKeyboard();
