@@ -519,9 +519,10 @@ never while latency is measured (it slows Redis down for the bot alone).
 
 Figures move from run to run and from day to day on the same kind of machine (2 shared cores,
 three busy processes): on 2026-11-23 the floor's page turn took from 1.2 to 5.4 ms within one
-hour, and quick runs of one build gave 1.07–1.40× for one user, 1.19–1.73× for the turns that
-draw their page (20 of them) and 1.31–1.72× for 50 users. A ratio is compared within one run,
-never across runs.
+hour, and four full runs of this build and the one before it gave 1.21–1.45× for one user,
+1.41–1.50× for the turns that draw their page (three runs) and 1.52–1.95× for 50 users; quick
+runs (20 drawing turns, 10 rounds of 50) move more. A ratio is compared within one run, never
+across runs.
 
 ## Before and after issue #12
 
