@@ -1,32 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type Journey, PAGE_SIZE, pageOf, renewals } from "../../src/bot/features/topup/journey.js";
-import { parseBouquetName } from "../../src/domain/bouquet-name.js";
+import { PAGE_SIZE, pageOf, renewals } from "../../src/bot/features/topup/journey.js";
 import { filtersPresent } from "../../src/domain/catalogue.js";
-import type { Bouquet } from "../../src/domain/model.js";
-
-const bouquet = (code: string, name: string, price = "100"): Bouquet => ({
-  code,
-  name,
-  price,
-  ...parseBouquetName(name),
-});
-
-function journeyWith(bouquets: Bouquet[], subscriptions: { code: string; end: number }[] = []) {
-  return {
-    v: 1,
-    id: "j",
-    updatedAt: 0,
-    customer: { cuid: "1", firstName: "A", lastName: "B", status: "active" },
-    connection: { service: "tv", id: "1", status: "active" },
-    checkout: { id: "c", issuedAt: 0 },
-    subscriptions: subscriptions.map((s) => ({
-      code: s.code,
-      name: s.code,
-      end: { at: s.end, text: String(s.end) },
-    })),
-    bouquets,
-  } satisfies Journey;
-}
+import { bouquet, journeyWith } from "../support/journeys.js";
 
 const monthly = Array.from({ length: 19 }, (_, i) => bouquet(`M${i}`, `Pack ${i} (MONTHLY)`));
 

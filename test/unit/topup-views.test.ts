@@ -3,31 +3,12 @@ import type { Journey } from "../../src/bot/features/topup/journey.js";
 import { listView } from "../../src/bot/features/topup/views.js";
 import { Translator } from "../../src/bot/shared/i18n.js";
 import { ValueFormatter } from "../../src/bot/shared/values.js";
-import { parseBouquetName } from "../../src/domain/bouquet-name.js";
-import type { Bouquet } from "../../src/domain/model.js";
+import { bouquet, journeyWith } from "../support/journeys.js";
 
 const i18n = new Translator();
 const inLocale = (locale: "en" | "ne") => ({
   t: (key: string, variables?: Record<string, string | number>) => i18n.t(locale, key, variables),
   fmt: new ValueFormatter(locale, "Asia/Kathmandu", "NPR"),
-});
-
-const bouquet = (code: string, name: string, price: string): Bouquet => ({
-  code,
-  name,
-  price,
-  ...parseBouquetName(name),
-});
-
-const journeyWith = (bouquets: Bouquet[]): Journey => ({
-  v: 1,
-  id: "j1",
-  updatedAt: 0,
-  customer: { cuid: "1000001", firstName: "Ram", lastName: "Thapa", status: "active" },
-  connection: { service: "tv", id: "8000000011", status: "active" },
-  checkout: { id: "c", issuedAt: 0 },
-  subscriptions: [],
-  bouquets,
 });
 
 const labels = (journey: Journey, locale: "en" | "ne") => {
