@@ -232,6 +232,10 @@ async function turn(user: ChatUser, forward: boolean): Promise<number> {
   return performance.now() - started;
 }
 
+/** Who goes first alternates by round: the round right after the other side's is not always the bot's. */
+const sidesInTurn = (round: number) =>
+  round % 2 === 0 ? (["floor", "bot"] as const) : (["bot", "floor"] as const);
+
 interface Side {
   latencies: number[];
   firstDraws: number[];
@@ -300,7 +304,7 @@ async function main() {
   await sleep(1_000); // the bot's collector done with what bringing them there left
   const half = sizes.firstDraws / 2;
   for (const [round, users] of [newcomers.slice(0, half), newcomers.slice(half)].entries()) {
-    for (const kind of round === 0 ? (["floor", "bot"] as const) : (["bot", "floor"] as const)) {
+    for (const kind of sidesInTurn(round)) {
       for (const [i, user] of users.entries()) {
         const turned = kind === "bot" ? turn(user, true) : turn(single.floor, i % 2 === 0);
         sides[kind].firstDraws.push(await turned);
@@ -334,12 +338,8 @@ async function main() {
     bot: await Promise.all(Array.from({ length: crowdSize }, (_, i) => onBouquetList(810_000 + i))),
     floor: await Promise.all(Array.from({ length: crowdSize }, (_, i) => onFloorPage(910_000 + i))),
   };
-  // Which side goes first alternates: a round run right after the other side's is not always
-  // the bot's.
   for (let round = 0; round < sizes.crowdRounds; round++) {
-    for (const kind of round % 2 === 0
-      ? (["floor", "bot"] as const)
-      : (["bot", "floor"] as const)) {
+    for (const kind of sidesInTurn(round)) {
       const times = await Promise.all(crowd[kind].map((user) => turn(user, round % 2 === 0)));
       sides[kind].crowd.push(...times);
     }
@@ -367,18 +367,9 @@ async function main() {
     firstDraws: sizes.firstDraws,
     idleStarts: sizes.idleStarts,
     startup: { floor: median(starts.floor), bot: median(starts.bot) },
-    single: {
-      floor: { p50: median(sides.floor.latencies), p99: percentile(sides.floor.latencies, 99) },
-      bot: { p50: median(sides.bot.latencies), p99: percentile(sides.bot.latencies, 99) },
-    },
-    firstDraw: {
-      floor: { p50: median(sides.floor.firstDraws), p99: percentile(sides.floor.firstDraws, 99) },
-      bot: { p50: median(sides.bot.firstDraws), p99: percentile(sides.bot.firstDraws, 99) },
-    },
-    crowd: {
-      floor: { p50: median(sides.floor.crowd), p99: percentile(sides.floor.crowd, 99) },
-      bot: { p50: median(sides.bot.crowd), p99: percentile(sides.bot.crowd, 99) },
-    },
+    single: quantiles(sides, "latencies"),
+    firstDraw: quantiles(sides, "firstDraws"),
+    crowd: quantiles(sides, "crowd"),
     cpu: { floor: sides.floor.cpu / sides.floor.turns, bot: sides.bot.cpu / sides.bot.turns },
     redis: redisCommands,
     sessionBytes,
@@ -393,6 +384,14 @@ async function main() {
 }
 
 type Quantiles = { p50: number; p99: number };
+
+function quantiles(
+  sides: Record<"bot" | "floor", Side>,
+  of: "latencies" | "firstDraws" | "crowd",
+): Record<"bot" | "floor", Quantiles> {
+  const both = (values: number[]) => ({ p50: median(values), p99: percentile(values, 99) });
+  return { floor: both(sides.floor[of]), bot: both(sides.bot[of]) };
+}
 
 type Figures = {
   machine: string;

@@ -47,7 +47,8 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
   }
 
   /**
-   * A list page is drawn from the listing, the filter, the page and the language alone, and a
+   * A list page is drawn from the listing, the filter, the page and the language alone (`t`
+   * and `fmt` speak the update's), and a
    * listing never changes: each page is drawn once, then shown again from here (Next and Prev
    * mostly go back to a page seen). Kept while the listing is (its bouquets stand for it).
    */
@@ -58,11 +59,10 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     page: number,
     t: Translate,
     fmt: ValueFormatter,
-    locale: string,
   ): View {
     const drawn = drawnPages.get(journey.bouquets) ?? new Map<string, View>();
     drawnPages.set(journey.bouquets, drawn);
-    const key = `${locale}:${filter}:${page}`;
+    const key = `${fmt.locale}:${filter}:${page}`;
     const view = drawn.get(key) ?? listView(journey, filter, page, t, fmt);
     drawn.set(key, view);
     return view;
@@ -191,7 +191,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
       case "list": {
         journey.selected = undefined;
         journey.view = action;
-        await showing(ctx, listPage(journey, action.filter, action.page, t, fmt, localeOf(ctx)));
+        await showing(ctx, listPage(journey, action.filter, action.page, t, fmt));
         return;
       }
       case "remind": {
