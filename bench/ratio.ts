@@ -272,8 +272,6 @@ async function main() {
   await onFloorPage(900_001);
   const single = { bot: await onBouquetList(800_001), floor: await onFloorPage(900_002) };
 
-  const sessionKey = `${store.prefix}session:800001`;
-  const sessionBytes = await probe.strlen(sessionKey);
 
   const sides: Record<"bot" | "floor", Side> = {
     bot: { latencies: [], firstDraws: [], crowd: [], cpu: 0, turns: 0 },
@@ -311,6 +309,10 @@ async function main() {
       }
     }
   }
+
+  // The single user's session as browsing leaves it, read long after their last turn: the
+  // gate writes it on the way out without waiting, so right after a turn it may not be there.
+  const sessionBytes = await probe.strlen(`${store.prefix}session:800001`);
 
   // Redis commands, counted apart: MONITOR slows Redis down and keeps this process busy, so it
   // is never on while latency is measured. First the bot's idle rate (the polling turn,
