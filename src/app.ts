@@ -299,19 +299,19 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   /** Everything under way finishes; what still waits for the provider is handed over in time. */
   async function drain(deadline: number): Promise<void> {
     await poller?.stop();
-    await http?.drain();
-    await updatesSettled();
+    const handOverAt = deadline - HAND_OVER_BEFORE_END_MS;
+    const handOverTime = () =>
+      sleep(Math.max(0, handOverAt - Date.now()), undefined, { ref: false });
+    // The updates under way first (a Confirm among them starts the purchase waited for next),
+    // but an update waiting for its chat's turn or the provider never holds up the hand-over.
+    await Promise.race([Promise.all([http?.drain(), updatesSettled()]), handOverTime()]);
     const settling = Promise.all([
       running.drain(),
       reconciler.stop(),
       reminders.stop(),
       queue.close(),
     ]);
-    const handOverAt = deadline - HAND_OVER_BEFORE_END_MS;
-    await Promise.race([
-      settling,
-      sleep(Math.max(0, handOverAt - Date.now()), undefined, { ref: false }),
-    ]);
+    await Promise.race([settling, handOverTime()]);
     topups.windDown();
     await settling;
     await book.drain();
