@@ -272,7 +272,6 @@ async function main() {
   await onFloorPage(900_001);
   const single = { bot: await onBouquetList(800_001), floor: await onFloorPage(900_002) };
 
-
   const sides: Record<"bot" | "floor", Side> = {
     bot: { latencies: [], firstDraws: [], crowd: [], cpu: 0, turns: 0 },
     floor: { latencies: [], firstDraws: [], crowd: [], cpu: 0, turns: 0 },
