@@ -12,6 +12,8 @@ import { availableParallelism, cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { botEnvironment } from "../test/support/bot-process.js";
+import { createDatabase } from "../test/support/postgres.js";
+import { startOwnPostgres } from "../test/support/postgres-server.js";
 import { TEST_REDIS_URL, testRedis } from "../test/support/redis.js";
 import { PROVIDER_TOKEN } from "../test/support/stack.js";
 import { createSandbox } from "../tools/sandbox/server.js";
@@ -53,6 +55,9 @@ const median = (values: number[]) => percentile(values, 50);
 const sandbox = await createSandbox({ token: PROVIDER_TOKEN });
 const emulator = await createTelegramEmulator({ bots: [{ token: BOT }, { token: FLOOR }] });
 const store = testRedis("bench-ratio");
+// As production runs: the ledger on a PostgreSQL server (one of the run's own).
+const postgres = await startOwnPostgres();
+const databaseUrl = await createDatabase(postgres.url, "bench_ratio");
 const children = new Set<ChildProcess>();
 // Even when this process dies of an error nobody caught, the bots it started die with it.
 process.on("exit", () => {
@@ -74,7 +79,10 @@ const IMAGE_ENV = {
 };
 
 function start(kind: "bot" | "floor", env: Record<string, string> = {}): ChildProcess {
-  const base = { ...botEnvironment(emulator, sandbox, store.prefix), ...IMAGE_ENV };
+  const base = {
+    ...botEnvironment(emulator, sandbox, { redisPrefix: store.prefix, databaseUrl }),
+    ...IMAGE_ENV,
+  };
   const child =
     kind === "bot"
       ? spawn(process.execPath, [...PROFILE, "dist/main.js"], {
@@ -551,6 +559,7 @@ try {
   await emulator.close();
   await sandbox.close();
   await store.cleanup();
+  await postgres.stop();
 }
 // A benchmark script: whatever a library left open, it ends here.
 process.exit(failed ? 1 : 0);

@@ -1,9 +1,18 @@
 // The composition root: builds every part from the configuration, wires the adapters into
 // the domain and the bot, and starts and stops them.
+
+import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Api } from "grammy";
 import type { Redis } from "ioredis";
 import { HttpServer } from "./adapters/http/server.js";
+import {
+  LedgerConnection,
+  type LedgerTarget,
+  isUnreachable as ledgerUnreachable,
+} from "./adapters/ledger/connection.js";
+import { RedisPurchaseImport } from "./adapters/ledger/import-from-redis.js";
+import { LedgerPurchases } from "./adapters/ledger/purchases.js";
 import type { Logger } from "./adapters/logger.js";
 import { Metrics } from "./adapters/metrics.js";
 import { ProviderClient } from "./adapters/provider/client.js";
@@ -14,7 +23,6 @@ import {
 } from "./adapters/queue/broadcasts.js";
 import { RedisAlertLedger } from "./adapters/redis/alert-ledger.js";
 import { RedisBroadcasts } from "./adapters/redis/broadcasts.js";
-import { RedisBuyerGuard } from "./adapters/redis/buyer-guard.js";
 import { RedisCancelMarks } from "./adapters/redis/cancels.js";
 import { RedisConnection } from "./adapters/redis/connection.js";
 import { RedisDrafts } from "./adapters/redis/drafts.js";
@@ -24,7 +32,6 @@ import { RedisListings } from "./adapters/redis/listings.js";
 import { RedisLookupCounter } from "./adapters/redis/lookup-counter.js";
 import { RedisLookupRefs } from "./adapters/redis/lookup-refs.js";
 import { RedisPollingTurn } from "./adapters/redis/polling-turn.js";
-import { RedisPurchases } from "./adapters/redis/purchases.js";
 import { RedisReminders } from "./adapters/redis/reminders.js";
 import { RedisSavedConnections } from "./adapters/redis/saved-connections.js";
 import { RedisSubscribers } from "./adapters/redis/subscribers.js";
@@ -77,6 +84,8 @@ export interface AppOptions {
    * to REDIS_URL, and broadcasts run on BullMQ; with it they run in this process.
    */
   redis?: Redis;
+  /** Where the ledger lives instead of the configured one (the playground: in memory). */
+  ledger?: LedgerTarget;
 }
 
 export function createApp(config: Config, logger: Logger, options: AppOptions = {}): App {
@@ -131,7 +140,11 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     logger,
   );
 
-  const purchases = new RedisPurchases(redis, keys);
+  const ledger = new LedgerConnection(options.ledger ?? config.ledger, {
+    log: logger,
+  });
+  const purchases = new LedgerPurchases(ledger, `${hostname()}:${process.pid}`);
+  const redisImport = new RedisPurchaseImport(redis, config.redis.keyPrefix, purchases, logger);
   const book = new PurchaseBook(purchases, logger);
   const outcomes = new TelegramOutcomes(outsideApi, i18n, formatter);
   const savedConnections = new RedisSavedConnections(redis, keys);
@@ -158,7 +171,6 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const topups = new TopupService(
     provider,
     book,
-    new RedisBuyerGuard(redis, keys),
     teller,
     {
       checkoutTtlMs: config.provider.checkoutTtlSeconds * 1000,
@@ -179,7 +191,8 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       intervalMs: config.topup.reconcileIntervalMs,
       minDelayMs: 250,
       lockTtlMs: config.topup.lockTtlMs,
-      isTransient: (error) => connection?.isUnreachable(error) ?? false,
+      isTransient: (error) =>
+        ledgerUnreachable(error) || (connection?.isUnreachable(error) ?? false),
       onResult: (result) => metrics.reconciliations.inc({ result }),
     },
     logger,
@@ -207,6 +220,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
 
   metrics.watch(
     () => connection?.healthy ?? true,
+    () => ledger.healthy,
     () => provider.state,
     () => queue.depth(),
   );
@@ -245,7 +259,8 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     previewBroadcast: (chatId, language, content) =>
       broadcastPorts.send(chatId, language, content, true),
     now: Date.now,
-    isStoreFailure: (error) => connection?.isUnreachable(error) ?? false,
+    isStoreFailure: (error) =>
+      ledgerUnreachable(error) || (connection?.isUnreachable(error) ?? false),
   };
   const { bot, purchases: running, settled: updatesSettled } = createBot(deps, outcomes);
   const webhook = config.webhook;
@@ -273,7 +288,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
         handle: (update) => bot.handleUpdate(update as Parameters<typeof bot.handleUpdate>[0]),
         answerWithinMs: WEBHOOK_ANSWER_MS,
       },
-      ready: () => started && (connection?.healthy ?? true),
+      ready: () => started && (connection?.healthy ?? true) && ledger.healthy,
       metrics,
       onRejected: (reason) => metrics.webhookRejections.inc({ reason }),
       log: logger,
@@ -317,6 +332,18 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     await book.drain();
   }
 
+  let importRetry: NodeJS.Timeout | undefined;
+  /** The previous release's purchases, out of Redis; those still leased there are tried again. */
+  async function importFromRedis(): Promise<void> {
+    const left = await redisImport.run().catch((error: unknown) => {
+      logger.warn({ reason: String(error) }, "could not take purchases over from Redis yet");
+      return 1;
+    });
+    if (left === 0) return;
+    importRetry = setTimeout(() => void importFromRedis(), config.topup.reconcileIntervalMs);
+    importRetry.unref();
+  }
+
   let stopping: Promise<void> | undefined;
 
   return {
@@ -324,7 +351,8 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     async start() {
       await http?.listen();
       // Redis and Telegram at the same time; the command menus need not hold up the first update.
-      await Promise.all([connection?.open().then(checkRedis), bot.init()]);
+      await Promise.all([connection?.open().then(checkRedis), ledger.open(), bot.init()]);
+      await importFromRedis();
       registerCommands(bot.api, i18n).catch((error: unknown) =>
         logger.warn({ err: error }, "could not set the command menus"),
       );
@@ -348,7 +376,9 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
         http?.stopTakingWork();
         await drain(deadline);
         await client.close();
+        clearTimeout(importRetry);
         await (connection ? connection.close() : redis.quit());
+        await ledger.close();
         await http?.close();
         logger.info({}, "bot stopped");
       })();

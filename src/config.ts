@@ -107,6 +107,18 @@ const environment = z
         .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })
         .default("redis://127.0.0.1:6379"),
     ),
+    DATABASE_URL: z.preprocess(
+      unsetIfEmpty,
+      z
+        .url({
+          protocol: /^postgres(ql)?$/,
+          error: "must be a postgres:// or postgresql:// URL (TLS through ?sslmode=require)",
+        })
+        .optional(),
+    ),
+    DATABASE_POOL_SIZE: wholeNumber(10, 2, 500, "connections"),
+    DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(5_000, 100, 600_000, "milliseconds"),
+    DATA_DIR: z.preprocess(unsetIfEmpty, z.string().default("./data")),
     ADMIN_USER_IDS: idList("Telegram user ids"),
     SUPPORT_CHAT_IDS: idList("Telegram chat ids"),
     REDIS_KEY_PREFIX: z.preprocess(
@@ -230,6 +242,14 @@ const schema = environment.transform((e) => ({
     sentinels: e.REDIS_SENTINELS,
     sentinelName: e.REDIS_SENTINEL_NAME,
   },
+  ledger: e.DATABASE_URL
+    ? {
+        kind: "postgres" as const,
+        url: e.DATABASE_URL,
+        poolSize: e.DATABASE_POOL_SIZE,
+        statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      }
+    : { kind: "embedded" as const, dataDir: e.DATA_DIR as string | null },
   providerHealth: {
     failuresToOpen: e.PROVIDER_ALERT_AFTER,
     probeAfterMs: e.PROVIDER_PROBE_SECONDS * 1000,

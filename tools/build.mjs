@@ -3,7 +3,9 @@
 // One file starts in about half the time of the ~300 modules Node would otherwise resolve,
 // read and compile one by one, and idles about 15 MB smaller (bench/RESULTS.md). Types are
 // checked by `npm run typecheck`. BullMQ stays a package: it is loaded only when a broadcast
-// runs, and it reads its Lua scripts from its own folder.
+// runs, and it reads its Lua scripts from its own folder. So does PGlite, the embedded ledger:
+// loaded only without DATABASE_URL, it reads its WebAssembly and data files from its folder.
+// The ledger's migrations are modules, bundled like the rest.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 
@@ -17,7 +19,7 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  external: ["bullmq"],
+  external: ["bullmq", "@electric-sql/pglite"],
   // grammY's and the runner's AbortController polyfill: the built-in classes instead (see the
   // file). Names are not kept (keepNames costs a call per closure created and ~4 MB of idle
   // RSS); the production-build test runs the bundle against Telegram, Redis and BullMQ.

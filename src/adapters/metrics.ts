@@ -80,9 +80,10 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Gauges read when scraped: Redis up, the provider's circuit, the broadcast queue's depth. */
+  /** Gauges read when scraped: Redis and the ledger up, the provider's circuit, the broadcast queue's depth. */
   watch(
     redisUp: () => boolean,
+    databaseUp: () => boolean,
     providerState: () => string,
     queueDepth: () => Promise<number>,
   ): void {
@@ -100,6 +101,14 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(redisUp() ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "bot_database_up",
+      help: "1 while the ledger's database answers",
+      registers: [this.registry],
+      collect() {
+        this.set(databaseUp() ? 1 : 0);
       },
     });
     new Gauge({

@@ -48,6 +48,8 @@ export class OutcomeTeller {
           )
         : null;
     }
+    // Saved before the receipt goes out: the buyer's next tap may be /topup.
+    if (purchase.phase === "charged") await this.remember(purchase);
     try {
       await this.channel.tell(purchase);
     } catch (error) {
@@ -59,10 +61,7 @@ export class OutcomeTeller {
     }
     purchase.told = purchase.phase;
     await this.book.record(purchase);
-    if (purchase.phase === "charged") {
-      this.after.onCharged?.(purchase);
-      await this.remember(purchase);
-    }
+    if (purchase.phase === "charged") this.after.onCharged?.(purchase);
     return true;
   }
 

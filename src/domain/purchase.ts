@@ -63,8 +63,6 @@ export interface Purchase {
   bouquet: { code: string; name: string; price: Amount };
   attempt: 1 | 2;
   checkout: { id: string; issuedAt: number } | null;
-  /** Checkout ids of earlier attempts (a refused token is replaced once). */
-  earlierCheckouts: string[];
   /** Our reference of the current attempt, sent as udf1 on v1.0.1 (at most 30 characters). */
   reference: string | null;
   phase: PurchasePhase;
@@ -86,12 +84,26 @@ export interface Purchase {
   updatedAt: number;
 }
 
+/** A purchase held for work: another instance leaves it alone until the lease lapses. */
+export interface Claim {
+  id: string;
+  lease: Lease;
+}
+
+export type Creation =
+  | { kind: "created"; lease: Lease }
+  /** This intent was taken already (double tap, replay, another instance). */
+  | { kind: "duplicate" }
+  /** Another purchase of this buyer is in flight. */
+  | { kind: "busy" };
+
+/** The ledger of purchases (adapters/ledger/purchases.ts): a phase is written in one transaction. */
 export interface PurchaseStore {
   /**
-   * Writes a new record and holds its lease (see {@link hold}); null when one with this id
-   * exists (the intent was taken already).
+   * Writes a new record and holds its lease; refused when the intent is taken or the buyer
+   * has another purchase in flight (created, token taken or requested).
    */
-  create(purchase: Purchase, leaseMs: number): Promise<Lease | null>;
+  create(purchase: Purchase, leaseMs: number): Promise<Creation>;
   /**
    * Saves the record with its checkout token bound to it; false when another purchase has
    * that token (then this one must take a fresh token).
@@ -99,26 +111,25 @@ export interface PurchaseStore {
   takeCheckout(purchase: Purchase): Promise<boolean>;
   /** Saves the record; an open one is looked at again at `dueAt` unless its lease is held. */
   save(purchase: Purchase, dueAt?: number): Promise<void>;
-  /** Forgets a purchase that was refused before anything happened (another one in flight). */
-  discard(purchase: Purchase): Promise<void>;
   get(id: string): Promise<Purchase | null>;
   byCheckout(checkoutId: string): Promise<Purchase | null>;
   byReference(reference: string): Promise<Purchase | null>;
   /** By the provider's transaction id, the one printed on the customer's receipt. */
   byTransaction(txnId: string): Promise<Purchase | null>;
   /**
-   * The right to work on a purchase. While held, the purchase is due when the lease would
-   * lapse, so that another instance finishes it soon after its holder dies.
+   * Takes the earliest open purchase due by `now` whose lease is free (lapsed or given back),
+   * other than those in `skip`.
    */
-  hold(id: string, ttlMs: number): Promise<Lease | null>;
-  /** Open purchases due by `now` (leases lapsed, checks come), earliest first. */
-  due(now: number, limit?: number): Promise<string[]>;
+  claimDue(now: number, leaseMs: number, skip?: string[]): Promise<Claim | null>;
+  /** Takes the oldest purchase whose outcome its buyer was not told, lease free, not in `skip`. */
+  claimUntold(leaseMs: number, skip?: string[]): Promise<Claim | null>;
   /** When the earliest open purchase falls due; null when none is open. */
   nextDue(): Promise<number | null>;
-  /** Purchases whose outcome the buyer has not been told, oldest first. */
-  untold(limit?: number): Promise<string[]>;
-  /** Up to `count` of the latest 1000 purchases, newest first, skipping the first `start`. */
-  recent(count: number, start?: number): Promise<Purchase[]>;
-  /** A buyer's latest purchases (at most 10 are kept), newest first. */
+  /**
+   * The latest purchases, newest first, skipping the first `start`; with `codes`, only those
+   * whose customer id or connection is one of them (any case).
+   */
+  recent(count: number, options?: { start?: number; codes?: string[] }): Promise<Purchase[]>;
+  /** A buyer's latest purchases, newest first. */
   ofBuyer(buyer: number, count: number): Promise<Purchase[]>;
 }

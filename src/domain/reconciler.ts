@@ -3,6 +3,7 @@
 // comes, and outcomes nobody has told yet are told.
 import type { OutcomeTeller } from "./outcomes.js";
 import type { Clock, Log } from "./ports.js";
+import type { Claim } from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
 import type { TopupService } from "./topup.js";
 
@@ -50,24 +51,31 @@ export class Reconciler {
 
   /** One pass; returns how many purchases it resolved or told. */
   async runOnce(): Promise<number> {
-    let looked = 0;
-    for (const id of await this.book.store.due(this.now())) {
-      if (!(await this.topups.resolve(id))) continue;
-      looked++;
+    const { store } = this.book;
+    const ttl = this.options.lockTtlMs;
+    // One look per purchase and pass: one whose new state could not be written stays due.
+    const resolved: string[] = [];
+    for (let claim = await store.claimDue(this.now(), ttl, resolved); claim; ) {
+      resolved.push(claim.id);
+      await this.topups.resolve(claim);
       this.options.onResult?.("resolved");
+      claim = await store.claimDue(this.now(), ttl, resolved);
     }
-    for (const id of await this.book.store.untold()) {
-      if (!(await this.tellHeld(id))) continue;
-      looked++;
-      this.options.onResult?.("told");
+    const looked: string[] = [];
+    let told = 0;
+    for (let claim = await store.claimUntold(ttl, looked); claim; ) {
+      looked.push(claim.id);
+      if (await this.tellClaimed(claim)) {
+        told++;
+        this.options.onResult?.("told");
+      }
+      claim = await store.claimUntold(ttl, looked);
     }
-    return looked;
+    return resolved.length + told;
   }
 
   /** Tells an untold outcome under the purchase's lease, so that no one else tells it too. */
-  private async tellHeld(id: string): Promise<boolean> {
-    const lease = await this.book.store.hold(id, this.options.lockTtlMs);
-    if (!lease) return false;
+  private async tellClaimed({ id, lease }: Claim): Promise<boolean> {
     try {
       const purchase = await this.book.get(id);
       return purchase !== null && (await this.teller.tell(purchase));

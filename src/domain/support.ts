@@ -103,25 +103,6 @@ export type RecentLookup =
   | { kind: "not-found" }
   | { kind: "failed" };
 
-const SCAN_PAGE = 100;
-/** The store keeps this many recent purchases. */
-const SCAN_MAX = 1_000;
-
-/** The newest purchases that pass `matches`, at most `limit`, newest first. */
-async function recentMatching(
-  purchases: PurchaseStore,
-  limit: number,
-  matches: (purchase: Purchase) => boolean = () => true,
-): Promise<Purchase[]> {
-  const found: Purchase[] = [];
-  for (let start = 0; start < SCAN_MAX && found.length < limit; start += SCAN_PAGE) {
-    const page = await purchases.recent(SCAN_PAGE, start);
-    found.push(...page.filter(matches));
-    if (page.length < SCAN_PAGE) break;
-  }
-  return found.slice(0, limit);
-}
-
 /**
  * The latest top-ups through the bot, optionally of one customer: `code` is matched against
  * the purchases' customer id and connection first; otherwise the provider says whose it is.
@@ -133,17 +114,10 @@ export async function recentTopups(
   limit: number,
   log: Log,
 ): Promise<RecentLookup> {
-  if (code === undefined) {
-    return { kind: "found", purchases: await recentMatching(purchases, limit) };
-  }
-  const wanted = new Set([code.toLowerCase()]);
+  if (code === undefined) return { kind: "found", purchases: await purchases.recent(limit) };
   const normalized = normalizeCustomerCode(code);
-  if (normalized.ok) wanted.add(normalized.code.toLowerCase());
-  const direct = await recentMatching(
-    purchases,
-    limit,
-    (p) => wanted.has(p.customer.cuid.toLowerCase()) || wanted.has(p.connection.id.toLowerCase()),
-  );
+  const codes = normalized.ok ? [code, normalized.code] : [code];
+  const direct = await purchases.recent(limit, { codes });
   if (direct.length > 0) return { kind: "found", purchases: direct };
   const found = await ask(
     () => provider.getCustomer(normalized.ok ? normalized.code : code),
@@ -152,8 +126,5 @@ export async function recentTopups(
   );
   if (!found.ok) return { kind: found.failure === "not-found" ? "not-found" : "failed" };
   const cuid = found.value.customer.cuid;
-  return {
-    kind: "found",
-    purchases: await recentMatching(purchases, limit, (p) => p.customer.cuid === cuid),
-  };
+  return { kind: "found", purchases: await purchases.recent(limit, { codes: [cuid] }) };
 }

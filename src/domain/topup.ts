@@ -12,9 +12,9 @@ import type {
 } from "./model.js";
 import { sameAmount } from "./money.js";
 import type { OutcomeTeller } from "./outcomes.js";
-import type { Clock, Lease, Log, ProviderPort } from "./ports.js";
+import type { Clock, Log, ProviderPort } from "./ports.js";
 import { ask, type TransactionState, topupFailure, transactionState } from "./provider-answers.js";
-import type { NotChargedReason, Purchase } from "./purchase.js";
+import type { Claim, Creation, NotChargedReason, Purchase } from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
 
 export interface PurchaseIntent {
@@ -65,11 +65,6 @@ export interface TopupServiceOptions {
   recheckMaxMs: number;
 }
 
-/** One purchase in flight per buyer, across instances. */
-export interface BuyerGuard {
-  holdBuyer(buyer: number, ttlMs: number): Promise<Lease | null>;
-}
-
 type Lookup = { found: TransactionState } | { found: null; known: boolean };
 
 export class TopupService {
@@ -78,7 +73,6 @@ export class TopupService {
   constructor(
     private readonly provider: ProviderPort,
     private readonly book: PurchaseBook,
-    private readonly buyers: BuyerGuard,
     private readonly teller: OutcomeTeller,
     private readonly options: TopupServiceOptions,
     private readonly log: Log,
@@ -95,22 +89,16 @@ export class TopupService {
 
   async purchase(intent: PurchaseIntent, hooks: PurchaseHooks = {}): Promise<PurchaseOutcome> {
     const purchase = this.newPurchase(intent);
-    let purchaseLease: Lease | null;
+    let creation: Creation;
     try {
-      purchaseLease = await this.book.store.create(purchase, this.options.lockTtlMs);
+      creation = await this.book.store.create(purchase, this.options.lockTtlMs);
     } catch (error) {
-      this.log.warn({ err: error, purchaseId: purchase.id }, "purchase not recorded");
+      this.log.warn({ reason: reasonOf(error), purchaseId: purchase.id }, "purchase not recorded");
       return { kind: "store-unavailable" };
     }
-    if (!purchaseLease) return { kind: "duplicate" };
-    let buyerLease: Lease | null = null;
+    if (creation.kind !== "created") return creation;
     const sent = { before: false };
     try {
-      buyerLease = await this.buyers.holdBuyer(intent.buyer, this.options.lockTtlMs);
-      if (!buyerLease) {
-        await this.book.store.discard(purchase);
-        return { kind: "busy" };
-      }
       const outcome = await this.attempt(purchase, intent.checkout, hooks, sent);
       // Told under the lease, so that reconciliation does not tell it as well.
       if (outcome.kind === "settled") await this.teller.tell(outcome.purchase);
@@ -122,24 +110,20 @@ export class TopupService {
       await this.teller.tell(await this.settle(purchase, "not-charged", { reason: "interrupted" }));
       return { kind: "settled", purchase };
     } finally {
-      await Promise.allSettled([purchaseLease.release(), buyerLease?.release()]);
+      await creation.lease.release().catch(() => undefined);
     }
   }
 
   /**
-   * Resolves an open purchase whose holder died or gave up, and tells what is new
-   * (reconciliation). False when somebody else is working on it.
+   * Resolves an open purchase claimed by reconciliation (its holder died or gave up, or its
+   * next check came), tells what is new, and gives the claim back.
    */
-  async resolve(id: string): Promise<boolean> {
-    const lease = await this.book.store.hold(id, this.options.lockTtlMs);
-    if (!lease) return false;
+  async resolve(claim: Claim): Promise<void> {
     try {
-      const purchase = await this.book.get(id);
-      if (!purchase) return false;
-      await this.teller.tell(await this.resolved(purchase));
-      return true;
+      const purchase = await this.book.get(claim.id);
+      if (purchase) await this.teller.tell(await this.resolved(purchase));
     } finally {
-      await lease.release();
+      await claim.lease.release().catch(() => undefined);
     }
   }
 
@@ -328,11 +312,8 @@ export class TopupService {
     return { checkout: offer.checkout };
   }
 
-  /** Binds the token to this attempt; a token bound elsewhere is replaced by a fresh one. */
+  /** Binds the token to this attempt (the ledger keeps the earlier ones); a token bound elsewhere is refused. */
   private async takeToken(purchase: Purchase, checkout: Checkout): Promise<void> {
-    if (purchase.checkout && purchase.checkout.id !== checkout.id) {
-      purchase.earlierCheckouts.push(purchase.checkout.id);
-    }
     purchase.checkout = { id: checkout.id, issuedAt: checkout.issuedAt.getTime() };
     // udf1: traceable to the buyer, unique per attempt, at most 30 characters.
     purchase.reference = `tg${purchase.buyer}-${this.now().toString(36)}${purchase.attempt}`;
@@ -388,7 +369,6 @@ export class TopupService {
       bouquet: { code: bouquet.code, name: bouquet.name, price: bouquet.price },
       attempt: 1,
       checkout: null,
-      earlierCheckouts: [],
       reference: null,
       phase: "created",
       told: null,
@@ -404,3 +384,6 @@ export class TopupService {
 }
 
 const settled = (purchase: Purchase): PurchaseOutcome => ({ kind: "settled", purchase });
+
+/** One line: a store that is away says so without a stack. */
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

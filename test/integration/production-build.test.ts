@@ -12,6 +12,7 @@ import {
 } from "../../tools/telegram-emulator/index.js";
 import { botEnvironment } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
+import { testDatabase } from "../support/postgres.js";
 import { testRedis } from "../support/redis.js";
 import { BOT_TOKEN, PROVIDER_TOKEN } from "../support/stack.js";
 
@@ -80,7 +81,10 @@ describe("the production build", () => {
     const bot: ChildProcess = spawn(process.execPath, ["dist/main.js"], {
       cwd: OUT,
       env: {
-        ...botEnvironment(emulator, sandbox, store.prefix),
+        ...botEnvironment(emulator, sandbox, {
+          redisPrefix: store.prefix,
+          databaseUrl: await testDatabase("production_build"),
+        }),
         LOG_LEVEL: "info",
         ADMIN_USER_IDS: String(ADMIN),
       },

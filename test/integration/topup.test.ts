@@ -1,10 +1,11 @@
-// The purchase service over real HTTP (the sandbox) and real Redis: exactly once, verified,
-// and finished by reconciliation when its process went away.
+// The purchase service over real HTTP (the sandbox) and a real PostgreSQL ledger: exactly
+// once, verified, and finished by reconciliation when its process went away.
+
+import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
+import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
 import { ProviderClient } from "../../src/adapters/provider/client.js";
-import { RedisBuyerGuard } from "../../src/adapters/redis/buyer-guard.js";
-import { redisKeys } from "../../src/adapters/redis/keys.js";
-import { RedisPurchases } from "../../src/adapters/redis/purchases.js";
 import { OutcomeTeller } from "../../src/domain/outcomes.js";
 import type { Purchase } from "../../src/domain/purchase.js";
 import { PurchaseBook } from "../../src/domain/purchase-book.js";
@@ -17,21 +18,16 @@ import {
 } from "../../src/domain/topup.js";
 import { createSandbox, type Sandbox } from "../../tools/sandbox/server.js";
 import { captureLogs } from "../support/log-capture.js";
-import { deleteByPrefix, testRedis } from "../support/redis.js";
+import { testDatabase } from "../support/postgres.js";
 
 const TOKEN = "topup-test-token";
-const store = testRedis("topup");
-const keys = redisKeys(store.prefix);
-const purchases = new RedisPurchases(store.redis, keys);
 const logger = captureLogs().logger;
-const book = new PurchaseBook(purchases, logger);
+let ledger: LedgerConnection;
+let purchases: LedgerPurchases;
+let book: PurchaseBook;
 /** What the buyers were told: "<phase>:<reason>" per purchase. */
 let told: string[] = [];
-const teller = new OutcomeTeller(
-  book,
-  { tell: async (p) => void told.push(p.reason ? `${p.phase}:${p.reason}` : p.phase) },
-  logger,
-);
+let teller: OutcomeTeller;
 let sandbox: Sandbox;
 let client: ProviderClient;
 let intents = 0;
@@ -47,6 +43,18 @@ const options: TopupServiceOptions = {
 };
 
 beforeAll(async () => {
+  ledger = new LedgerConnection(
+    { kind: "postgres", url: await testDatabase("topup"), poolSize: 10, statementTimeoutMs: 5_000 },
+    { log: logger },
+  );
+  await ledger.open();
+  purchases = new LedgerPurchases(ledger, "test");
+  book = new PurchaseBook(purchases, logger);
+  teller = new OutcomeTeller(
+    book,
+    { tell: async (p) => void told.push(p.reason ? `${p.phase}:${p.reason}` : p.phase) },
+    logger,
+  );
   sandbox = await createSandbox({ token: TOKEN });
   client = new ProviderClient({
     baseUrl: sandbox.baseUrl(),
@@ -61,23 +69,43 @@ beforeAll(async () => {
 afterEach(async () => {
   sandbox.reset();
   told = [];
-  await deleteByPrefix(store.redis, store.prefix);
+  await sql`TRUNCATE purchase_events, purchase_checkouts, purchases`.execute(ledger.db);
 });
 afterAll(async () => {
   await client.close();
   await sandbox.close();
-  await store.cleanup();
+  await ledger.close();
 });
 
+/** Open purchases due by `at` whose lease is free, as reconciliation would find them. */
+const dueIds = async (at: number) =>
+  (
+    await ledger.db
+      .selectFrom("purchases")
+      .select("id")
+      .where("due_at", "<=", new Date(at))
+      .where(sql<boolean>`(lease_until IS NULL OR lease_until <= now())`)
+      .execute()
+  ).map((row) => row.id);
+const untoldIds = async () =>
+  (
+    await ledger.db
+      .selectFrom("purchases")
+      .select("id")
+      .where("phase", "in", ["charged", "not-charged", "unknown"])
+      .where(sql<boolean>`told IS DISTINCT FROM phase`)
+      .execute()
+  ).map((row) => row.id);
+/** Makes an open purchase due at once, as if its next check had come. */
+const makeDue = (id: string) =>
+  ledger.db
+    .updateTable("purchases")
+    .set({ due_at: new Date(0) })
+    .where("id", "=", id)
+    .execute();
+
 const service = (overrides: Partial<TopupServiceOptions> = {}) =>
-  new TopupService(
-    client,
-    book,
-    new RedisBuyerGuard(store.redis, keys),
-    teller,
-    { ...options, ...overrides },
-    logger,
-  );
+  new TopupService(client, book, teller, { ...options, ...overrides }, logger);
 
 /** "charged", "not-charged" or "unknown" for a settled purchase, else the outcome's kind. */
 const resultOf = (outcome: PurchaseOutcome) =>
@@ -128,8 +156,8 @@ describe("TopupService.purchase", () => {
       id: purchase.id,
     });
     expect(await purchases.byCheckout(intent.checkout.id)).toMatchObject({ id: purchase.id });
-    expect(await purchases.due(Date.now() + 60_000)).toEqual([]);
-    expect(await purchases.untold()).toEqual([]);
+    expect(await dueIds(Date.now() + 60_000)).toEqual([]);
+    expect(await untoldIds()).toEqual([]);
     expect(told).toEqual(["charged"]);
   });
 
@@ -215,7 +243,9 @@ describe("TopupService.purchase", () => {
       sandbox.setFault("subscription-package-topup", fault);
       const purchase = recorded(await service().purchase(intent));
       expect(purchase).toMatchObject({ phase: "charged", attempt: 2 });
-      expect(purchase.earlierCheckouts).toEqual([intent.checkout.id]);
+      // The refused token stays bound to this purchase: it can never serve another one.
+      expect(purchase.checkout?.id).not.toBe(intent.checkout.id);
+      expect((await purchases.byCheckout(intent.checkout.id))?.id).toBe(purchase.id);
       expect(sandbox.topups).toHaveLength(1);
       const operations = sandbox.requests.map((r) => r.operation);
       expect(operations.filter((op) => op === "subscription-package-topup")).toHaveLength(2);
@@ -270,7 +300,7 @@ describe("TopupService.purchase", () => {
     sandbox.setFault("txn-status", { kind: "http-500" });
     const outcome = await service().purchase(intent);
     expect(recorded(outcome)).toMatchObject({ phase: "unknown", told: "unknown" });
-    expect(await purchases.due(Date.now() + 2_000)).toEqual([intent.intentId]);
+    expect(await dueIds(Date.now() + 2_000)).toEqual([intent.intentId]);
     expect(told).toEqual(["unknown"]);
   });
 });
@@ -305,14 +335,16 @@ describe("Reconciler", () => {
     const purchase = recorded(await service().purchase(intent));
     // As a crash leaves it: requested, lease taken and never released.
     await purchases.save({ ...purchase, phase: "requested", told: null, transaction: null });
-    const lease = await purchases.hold(purchase.id, 500);
-    expect(lease).not.toBeNull();
-    expect(await purchases.due(Date.now())).toEqual([]);
+    await ledger.db
+      .updateTable("purchases")
+      .set({ lease_owner: "a dead instance", lease_until: sql`now() + interval '500 ms'` })
+      .where("id", "=", purchase.id)
+      .execute();
+    expect(await dueIds(Date.now())).toEqual([]);
     const dueAt = await purchases.nextDue();
     expect(dueAt).toBeGreaterThan(Date.now());
     expect(dueAt).toBeLessThanOrEqual(Date.now() + 500);
     // The holder is gone: its lease is not renewed, and lapses.
-    await store.redis.del(keys.purchaseLease(purchase.id));
     await new Promise((resolve) => setTimeout(resolve, (dueAt ?? 0) - Date.now() + 10));
     told = [];
     expect(await reconciler().runOnce()).toBe(1);
@@ -329,12 +361,12 @@ describe("Reconciler", () => {
     sandbox.setFault("txn-status", { kind: "http-500" });
     await service({ checkoutTtlMs: 60_000, checkoutSafetyMarginMs: 0 }).purchase(old);
     sandbox.clearFaults();
-    await store.redis.zadd(keys.purchasesOpen, 0, intent.intentId);
+    await makeDue(intent.intentId);
     told = [];
     // Still within the token's validity: it could yet happen, so it stays open.
     await reconciler(service({ checkoutTtlMs: 60_000, checkoutSafetyMarginMs: 0 })).runOnce();
     expect(await purchases.get(intent.intentId)).toMatchObject({ phase: "unknown" });
-    await store.redis.zadd(keys.purchasesOpen, 0, intent.intentId);
+    await makeDue(intent.intentId);
     await reconciler(service({ checkoutTtlMs: 50, checkoutSafetyMarginMs: 0 })).runOnce();
     expect(told).toEqual(["not-charged:verified"]);
   });
@@ -344,7 +376,7 @@ describe("Reconciler", () => {
     sandbox.setFault("subscription-package-topup", { kind: "latency", ms: 300 });
     const purchase = service().purchase(intent);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await service().resolve(intent.intentId)).toBe(false);
+    expect(await purchases.claimDue(Date.now() + 60_000, 1_000)).toBeNull();
     expect(await purchases.get(intent.intentId)).toMatchObject({ phase: "requested" });
     expect(resultOf(await purchase)).toBe("charged");
   });
@@ -360,18 +392,11 @@ describe("Reconciler", () => {
       logger,
     );
     const intent = await intentFor();
-    const topups = new TopupService(
-      client,
-      book,
-      new RedisBuyerGuard(store.redis, keys),
-      failing,
-      options,
-      logger,
-    );
+    const topups = new TopupService(client, book, failing, options, logger);
     await topups.purchase(intent);
-    expect(await purchases.untold()).toEqual([intent.intentId]);
+    expect(await untoldIds()).toEqual([intent.intentId]);
     expect(await reconciler().runOnce()).toBe(1);
     expect(told).toEqual(["charged"]);
-    expect(await purchases.untold()).toEqual([]);
+    expect(await untoldIds()).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import {
   type TelegramEmulator,
   type TelegramEmulatorOptions,
 } from "../../tools/telegram-emulator/index.js";
+import { createDatabase, testDatabase } from "./postgres.js";
 import { TEST_REDIS_URL, testRedis } from "./redis.js";
 import { BOT_TOKEN, PROVIDER_TOKEN } from "./stack.js";
 
@@ -22,6 +23,8 @@ export interface ProcessStack {
   emulator: TelegramEmulator;
   /** REDIS_KEY_PREFIX of the bots. */
   prefix: string;
+  /** DATABASE_URL of the bots: a database of the stack's own. */
+  databaseUrl: string;
   /**
    * Starts one bot process with these variables on top of the stack's own: `node` on
    * src/main.ts, or `npm start` in a process group of its own (signals then go to the group,
@@ -35,16 +38,17 @@ export interface ProcessStack {
 export interface ProcessStackOptions {
   /** A Redis of the test's own (see redis-server.ts); the shared one otherwise. */
   redisUrl?: string;
+  /** A PostgreSQL server of the test's own (see postgres-server.ts); the run's otherwise. */
+  postgresUrl?: string;
   sandbox?: SandboxOptions;
   emulator?: Omit<TelegramEmulatorOptions, "bots">;
 }
 
-/** The environment a bot process needs to talk to this emulator, sandbox and Redis prefix. */
+/** The environment a bot process needs to talk to this emulator, sandbox, Redis prefix and ledger. */
 export function botEnvironment(
   emulator: TelegramEmulator,
   sandbox: Sandbox,
-  redisPrefix: string,
-  redisUrl = TEST_REDIS_URL,
+  stores: { redisPrefix: string; databaseUrl: string; redisUrl?: string },
 ): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "",
@@ -52,8 +56,9 @@ export function botEnvironment(
     TELEGRAM_API_ROOT: emulator.apiRoot,
     PROVIDER_BASE_URL: sandbox.baseUrl(),
     PROVIDER_TOKEN,
-    REDIS_URL: redisUrl,
-    REDIS_KEY_PREFIX: redisPrefix,
+    REDIS_URL: stores.redisUrl ?? TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: stores.redisPrefix,
+    DATABASE_URL: stores.databaseUrl,
     TELEGRAM_POLL_TIMEOUT_SECONDS: "1",
   };
 }
@@ -68,11 +73,15 @@ export async function startProcessStack(
     bots: [{ token: BOT_TOKEN }],
   });
   const store = testRedis(name);
+  const databaseUrl = options.postgresUrl
+    ? await createDatabase(options.postgresUrl, name)
+    : await testDatabase(name);
   const processes: ChildProcess[] = [];
   return {
     sandbox,
     emulator,
     prefix: store.prefix,
+    databaseUrl,
     startBot(env = {}, how = {}) {
       // TEST_BOT_BUNDLE=1: the process tests run what ships, dist/main.js (`npm run build` first).
       const [command, args] = how.viaNpm
@@ -82,7 +91,11 @@ export async function startProcessStack(
           : [process.execPath, ["--import", "tsx", "src/main.ts"]];
       const child = spawn(command, args, {
         env: {
-          ...botEnvironment(emulator, sandbox, store.prefix, options.redisUrl),
+          ...botEnvironment(emulator, sandbox, {
+            redisPrefix: store.prefix,
+            redisUrl: options.redisUrl,
+            databaseUrl,
+          }),
           LOG_LEVEL: "warn",
           ...env,
         },

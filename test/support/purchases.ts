@@ -12,7 +12,6 @@ export function purchaseOf(overrides: Partial<Purchase> = {}): Purchase {
     bouquet: { code: "TV-GOLD-M", name: "Gold (MONTHLY)", price: "700" },
     attempt: 1,
     checkout: { id: "co1", issuedAt: at },
-    earlierCheckouts: [],
     reference: "tg5-ref1",
     phase: "charged",
     told: "charged",

@@ -1,5 +1,6 @@
 // The whole product for end-to-end tests: the provider sandbox, the Telegram emulator, real
-// Redis under a key prefix of the test's own, and the real bot application.
+// Redis under a key prefix of the test's own, a PostgreSQL database of its own, and the real
+// bot application.
 import { type App, createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { createSandbox, type Sandbox, type SandboxOptions } from "../../tools/sandbox/server.js";
@@ -8,6 +9,7 @@ import {
   type TelegramEmulator,
 } from "../../tools/telegram-emulator/index.js";
 import { captureLogs } from "./log-capture.js";
+import { testDatabase } from "./postgres.js";
 import { TEST_REDIS_URL, testRedis } from "./redis.js";
 
 export const BOT_TOKEN = "424242:e2e-bot-token";
@@ -33,6 +35,7 @@ export async function startStack(
   const emulator = await createTelegramEmulator();
   const store = testRedis(name);
   const fullEnv: Record<string, string> = {
+    DATABASE_URL: env.DATABASE_URL ?? (await testDatabase(name)),
     BOT_TOKEN,
     TELEGRAM_API_ROOT: emulator.apiRoot,
     PROVIDER_BASE_URL: sandbox.baseUrl(),

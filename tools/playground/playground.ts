@@ -55,7 +55,10 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     ADMIN_USER_IDS: String(ROLES.admin.id),
     SUPPORT_CHAT_IDS: String(ROLES.support.chatId),
   });
-  const app: App = createApp(config, options.logger, { redis: options.redis });
+  const app: App = createApp(config, options.logger, {
+    redis: options.redis,
+    ledger: { kind: "embedded", dataDir: null },
+  });
   await app.start();
   const web: Server = await startWeb({
     host: options.host,

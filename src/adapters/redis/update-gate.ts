@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { RedisKeys } from "./keys.js";
+import { RELEASE } from "./lease.js";
 
 // KEYS: update, chat lock ("" = none), session ("" = none), flow-busy ("" = no bypass).
 // ARGV: lock token, lock ms, seconds an update id is remembered.
@@ -33,7 +34,6 @@ if KEYS[1] ~= "" and held then redis.call("DEL", KEYS[1]) end
 if held then return 1 end
 return 0`;
 
-const RELEASE = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`;
 const RENEW = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) end return 0`;
 
 const UPDATE_MEMORY_SECONDS = 86_400;

@@ -1,0 +1,158 @@
+// The ledger's database: PostgreSQL through one pg pool (DATABASE_URL), or the embedded PGlite
+// when none is configured. Either way migrated before use, watched, and made to fail fast
+// while it is away, logged once when lost and once when back.
+import { setTimeout as sleep } from "node:timers/promises";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import type { Log } from "../../domain/ports.js";
+import { embeddedDialect, lockDataDir } from "./embedded.js";
+import { migrate } from "./migrate.js";
+import type { LedgerTables } from "./schema.js";
+
+export type LedgerTarget =
+  | { kind: "postgres"; url: string; poolSize: number; statementTimeoutMs: number }
+  | { kind: "embedded"; dataDir: string | null };
+
+/** Thrown at once, without asking the database, while it is known to be away. */
+class LedgerUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`the ledger's database is unavailable: ${reason}`);
+    this.name = "LedgerUnavailableError";
+  }
+}
+
+/** SQLSTATE classes and codes that say "the server could not be reached or went away". */
+const UNREACHABLE_CODES = /^(08|57P0[1-4]|53300|57014)/;
+const UNREACHABLE_MESSAGES =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|Connection terminated|connection timeout|timeout exceeded|Query read timeout|Client has encountered a connection error|the database system is|terminating connection/i;
+
+export interface LedgerOptions {
+  log: Log;
+  /** How often the database is probed (also while it is down, to notice it is back). */
+  probeMs?: number;
+  /** Told of every change of state (the metric). */
+  onState?(up: boolean): void;
+}
+
+export class LedgerConnection {
+  readonly db: Kysely<LedgerTables>;
+  private up: boolean | undefined;
+  private probe: NodeJS.Timeout | undefined;
+  private closing = false;
+  private releaseDataDir: () => void = () => undefined;
+
+  constructor(
+    readonly target: LedgerTarget,
+    private readonly options: LedgerOptions,
+  ) {
+    if (target.kind === "embedded") {
+      this.db = new Kysely<LedgerTables>({ dialect: embeddedDialect(target.dataDir) });
+      return;
+    }
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: target.poolSize,
+      statement_timeout: target.statementTimeoutMs,
+      // A server that stopped answering (paused, partitioned) never ends a statement itself.
+      query_timeout: target.statementTimeoutMs + 1_000,
+      connectionTimeoutMillis: Math.max(1_000, Math.min(target.statementTimeoutMs, 5_000)),
+      keepAlive: true,
+      application_name: "topup-bot",
+    });
+    // An idle client's error (a server restart) is an event: without a listener it crashes.
+    pool.on("error", (error) => this.mark(false, error));
+    this.db = new Kysely<LedgerTables>({ dialect: new PostgresDialect({ pool }) });
+  }
+
+  /**
+   * Connects (waiting for the server however long it takes, said once), applies the
+   * migrations and starts watching.
+   */
+  async open(): Promise<void> {
+    if (this.target.kind === "embedded") {
+      if (this.target.dataDir !== null) this.releaseDataDir = lockDataDir(this.target.dataDir);
+      this.options.log.warn(
+        { dataDir: this.target.dataDir ?? "memory" },
+        "embedded ledger (PGlite): for a single instance only; production runs PostgreSQL (DATABASE_URL)",
+      );
+    }
+    let waiting = false;
+    for (;;) {
+      try {
+        const applied = await migrate(this.db);
+        if (applied.length > 0) this.options.log.info({ applied }, "ledger migrated");
+        break;
+      } catch (error) {
+        if (!isUnreachable(error) || this.closing) throw error;
+        if (!waiting) {
+          this.options.log.error({ reason: reasonOf(error) }, "waiting for the ledger's database");
+        }
+        waiting = true;
+        await sleep(1_000);
+      }
+    }
+    this.mark(true);
+    this.probe = setInterval(() => void this.ping(), this.options.probeMs ?? 1_000);
+    this.probe.unref();
+  }
+
+  /** True while the database answers. */
+  get healthy(): boolean {
+    return this.up === true;
+  }
+
+  /**
+   * Runs one piece of work, at once refused while the database is away; a failure that says
+   * the database went away marks it so (and is rethrown as LedgerUnavailableError).
+   */
+  async run<T>(work: (db: Kysely<LedgerTables>) => Promise<T>): Promise<T> {
+    if (this.up === false) throw new LedgerUnavailableError("waiting for it to come back");
+    try {
+      return await work(this.db);
+    } catch (error) {
+      if (!isUnreachable(error)) throw error;
+      this.mark(false, error);
+      throw new LedgerUnavailableError(reasonOf(error));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.probe);
+    await this.db.destroy().catch(() => undefined);
+    this.releaseDataDir();
+  }
+
+  private async ping(): Promise<void> {
+    try {
+      await sql`SELECT 1`.execute(this.db);
+      this.mark(true);
+    } catch (error) {
+      this.mark(false, error);
+    }
+  }
+
+  private mark(up: boolean, error?: unknown): void {
+    if (up === this.up || this.closing) return;
+    this.up = up;
+    this.options.onState?.(up);
+    if (up) this.options.log.info({}, "the ledger's database is reachable");
+    else
+      this.options.log.error({ reason: reasonOf(error) }, "the ledger's database is unreachable");
+  }
+}
+
+export function isUnreachable(error: unknown): boolean {
+  if (error instanceof LedgerUnavailableError) return true;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && UNREACHABLE_CODES.test(code)) return true;
+  return UNREACHABLE_MESSAGES.test(error.message);
+}
+
+/** One line, no stack and no query text (it could carry personal data). */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return "connection ended";
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? `${code} ${error.message}` : error.message;
+}

@@ -1,0 +1,365 @@
+// Purchases in the ledger: one row each, its checkout tokens, and an event for every change of
+// phase, written in the same transaction as the change. The database holds the rules it can:
+// one row per intent, one purchase in flight per buyer, a token bound to one purchase.
+import {
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  sql,
+  type Transaction,
+} from "kysely";
+import type { ProviderTime, ServiceKind } from "../../domain/model.js";
+import type { Claim, Creation, Purchase, PurchaseStore } from "../../domain/purchase.js";
+import { isOpen } from "../../domain/purchase.js";
+import type { LedgerConnection } from "./connection.js";
+import { leaseUntil, newLeaseToken, RowLease } from "./lease.js";
+import type { LedgerTables, PurchaseRow } from "./schema.js";
+
+type Db = Kysely<LedgerTables> | Transaction<LedgerTables>;
+
+const SETTLED = ["charged", "not-charged", "unknown"];
+
+export class LedgerPurchases implements PurchaseStore {
+  /**
+   * @param actor who writes (this instance), named in every event
+   */
+  constructor(
+    private readonly ledger: Pick<LedgerConnection, "run" | "db">,
+    private readonly actor: string,
+  ) {}
+
+  create(purchase: Purchase, leaseMs: number): Promise<Creation> {
+    const token = newLeaseToken();
+    return this.ledger.run((db) =>
+      db.transaction().execute(async (tx) => {
+        const inserted = await tx
+          .insertInto("purchases")
+          .values({
+            ...toRow(purchase),
+            due_at: new Date(purchase.createdAt),
+            lease_owner: token,
+            lease_until: leaseUntil(leaseMs),
+          })
+          .onConflict((conflict) => conflict.doNothing())
+          .returning("id")
+          .executeTakeFirst();
+        if (!inserted) {
+          const taken = await tx
+            .selectFrom("purchases")
+            .select("id")
+            .where("id", "=", purchase.id)
+            .executeTakeFirst();
+          return { kind: taken ? "duplicate" : "busy" } as const;
+        }
+        await this.event(tx, purchase, null);
+        const lease = new RowLease(() => this.ledger.db, purchase.id, token, leaseMs);
+        return { kind: "created", lease } as const;
+      }),
+    );
+  }
+
+  takeCheckout(purchase: Purchase): Promise<boolean> {
+    const checkoutId = purchase.checkout?.id;
+    if (!checkoutId) throw new Error("no checkout token to take");
+    return this.ledger.run((db) =>
+      db.transaction().execute(async (tx) => {
+        await tx
+          .insertInto("purchase_checkouts")
+          .values({ checkout_id: checkoutId, purchase_id: purchase.id, taken_at: new Date() })
+          .onConflict((conflict) => conflict.doNothing())
+          .execute();
+        const owner = await tx
+          .selectFrom("purchase_checkouts")
+          .select("purchase_id")
+          .where("checkout_id", "=", checkoutId)
+          .executeTakeFirst();
+        if (owner?.purchase_id !== purchase.id) return false;
+        await this.write(tx, purchase);
+        return true;
+      }),
+    );
+  }
+
+  async save(purchase: Purchase, dueAt?: number): Promise<void> {
+    await this.ledger.run((db) =>
+      db.transaction().execute((tx) => this.write(tx, purchase, dueAt)),
+    );
+  }
+
+  get(id: string): Promise<Purchase | null> {
+    return this.one((db) => db.selectFrom("purchases").where("id", "=", id));
+  }
+
+  byCheckout(checkoutId: string): Promise<Purchase | null> {
+    return this.one((db) =>
+      db
+        .selectFrom("purchases")
+        .where("id", "=", (eb) =>
+          eb
+            .selectFrom("purchase_checkouts")
+            .select("purchase_id")
+            .where("checkout_id", "=", checkoutId),
+        ),
+    );
+  }
+
+  byReference(reference: string): Promise<Purchase | null> {
+    return this.one((db) => db.selectFrom("purchases").where("reference", "=", reference));
+  }
+
+  byTransaction(txnId: string): Promise<Purchase | null> {
+    return this.one((db) =>
+      db.selectFrom("purchases").where("txn_id", "=", txnId).orderBy("created_at", "desc"),
+    );
+  }
+
+  claimDue(now: number, leaseMs: number, skip: string[] = []): Promise<Claim | null> {
+    return this.claim(leaseMs, skip, (db) =>
+      db
+        .selectFrom("purchases")
+        .select("id")
+        .where("due_at", "<=", new Date(now))
+        .where(leaseFree)
+        .orderBy("due_at"),
+    );
+  }
+
+  claimUntold(leaseMs: number, skip: string[] = []): Promise<Claim | null> {
+    return this.claim(leaseMs, skip, (db) =>
+      db
+        .selectFrom("purchases")
+        .select("id")
+        .where("phase", "in", SETTLED)
+        .where(sql<boolean>`told IS DISTINCT FROM phase`)
+        .where(leaseFree)
+        .orderBy("updated_at"),
+    );
+  }
+
+  async nextDue(): Promise<number | null> {
+    const row = await this.ledger.run((db) =>
+      db
+        .selectFrom("purchases")
+        .select(sql<Date | null>`min(greatest(due_at, coalesce(lease_until, due_at)))`.as("at"))
+        .where("due_at", "is not", null)
+        .executeTakeFirst(),
+    );
+    return row?.at ? new Date(row.at).getTime() : null;
+  }
+
+  recent(count: number, options: { start?: number; codes?: string[] } = {}): Promise<Purchase[]> {
+    const codes = options.codes?.map((code) => code.toLowerCase());
+    return this.many((db) => {
+      let query = db.selectFrom("purchases");
+      if (codes && codes.length > 0) {
+        query = query.where((eb) =>
+          eb.or([
+            eb(sql`lower(customer_id)`, "in", codes),
+            eb(sql`lower(connection_id)`, "in", codes),
+          ]),
+        );
+      }
+      return query
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .offset(options.start ?? 0)
+        .limit(count);
+    });
+  }
+
+  ofBuyer(buyer: number, count: number): Promise<Purchase[]> {
+    return this.many((db) =>
+      db
+        .selectFrom("purchases")
+        .where("buyer", "=", buyer)
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(count),
+    );
+  }
+
+  /**
+   * Takes in a record written before the ledger (by the previous release, in Redis) with the
+   * checkout tokens it used; false when the ledger has it already.
+   */
+  adopt(purchase: Purchase, checkouts: string[]): Promise<boolean> {
+    return this.ledger.run((db) =>
+      db.transaction().execute(async (tx) => {
+        const inserted = await tx
+          .insertInto("purchases")
+          .values({
+            ...toRow(purchase),
+            due_at: isOpen(purchase) ? new Date() : null,
+          })
+          .onConflict((conflict) => conflict.column("id").doNothing())
+          .returning("id")
+          .executeTakeFirst();
+        if (!inserted) return false;
+        for (const checkoutId of checkouts) {
+          await tx
+            .insertInto("purchase_checkouts")
+            .values({
+              checkout_id: checkoutId,
+              purchase_id: purchase.id,
+              taken_at: new Date(purchase.updatedAt),
+            })
+            .onConflict((conflict) => conflict.doNothing())
+            .execute();
+        }
+        await this.event(tx, purchase, null);
+        return true;
+      }),
+    );
+  }
+
+  /** The row as the purchase now is, and an event when its phase or "told" moved. */
+  private async write(tx: Transaction<LedgerTables>, purchase: Purchase, dueAt?: number) {
+    const before = await tx
+      .selectFrom("purchases")
+      .select(["phase", "told", "due_at"])
+      .where("id", "=", purchase.id)
+      .forUpdate()
+      .executeTakeFirst();
+    const due = isOpen(purchase)
+      ? new Date(dueAt ?? before?.due_at?.getTime() ?? Date.now())
+      : null;
+    const row = { ...toRow(purchase), due_at: due };
+    if (!before) throw new Error("no such purchase in the ledger");
+    await tx.updateTable("purchases").set(row).where("id", "=", purchase.id).execute();
+    if (before.phase !== purchase.phase || before.told !== purchase.told) {
+      await this.event(tx, purchase, before.phase);
+    }
+  }
+
+  private async event(tx: Db, purchase: Purchase, fromPhase: string | null): Promise<void> {
+    await tx
+      .insertInto("purchase_events")
+      .values({
+        purchase_id: purchase.id,
+        from_phase: fromPhase,
+        to_phase: purchase.phase,
+        told: purchase.told,
+        reason: purchase.reason,
+        actor: this.actor,
+      })
+      .execute();
+  }
+
+  private async claim(
+    leaseMs: number,
+    skip: string[],
+    candidates: (
+      db: Kysely<LedgerTables>,
+    ) => SelectQueryBuilder<LedgerTables, "purchases", { id: string }>,
+  ): Promise<Claim | null> {
+    const token = newLeaseToken();
+    const claimed = await this.ledger.run((db) =>
+      db
+        .updateTable("purchases")
+        .set({ lease_owner: token, lease_until: leaseUntil(leaseMs) })
+        // SKIP LOCKED: replicas claiming at once each take a different purchase.
+        .where("id", "=", (eb) =>
+          eb
+            .selectFrom(
+              candidates(db)
+                .$if(skip.length > 0, (q) => q.where("id", "not in", skip))
+                .limit(1)
+                .forUpdate()
+                .skipLocked()
+                .as("candidate"),
+            )
+            .select("candidate.id"),
+        )
+        .returning("id")
+        .executeTakeFirst(),
+    );
+    if (!claimed) return null;
+    return {
+      id: claimed.id,
+      lease: new RowLease(() => this.ledger.db, claimed.id, token, leaseMs),
+    };
+  }
+
+  private async one(query: (db: Kysely<LedgerTables>) => Rows): Promise<Purchase | null> {
+    const [found] = await this.many((db) => query(db).limit(1));
+    return found ?? null;
+  }
+
+  private async many(query: (db: Kysely<LedgerTables>) => Rows): Promise<Purchase[]> {
+    const rows = await this.ledger.run((db) => query(db).selectAll().execute());
+    return rows.map(fromRow);
+  }
+}
+
+// biome-ignore lint/complexity/noBannedTypes: Kysely's own type for "nothing selected yet"
+type Rows = SelectQueryBuilder<LedgerTables, "purchases", {}>;
+
+const leaseFree = sql<boolean>`(lease_until IS NULL OR lease_until <= now())`;
+
+/** renewed_until keeps "not asked yet" (NULL) apart from "asked, unreadable" ({"end": null}). */
+function toRow(purchase: Purchase) {
+  return {
+    id: purchase.id,
+    buyer: purchase.buyer,
+    language: purchase.language,
+    customer_id: purchase.customer.cuid,
+    customer_name: purchase.customer.name,
+    service: purchase.connection.service,
+    connection_id: purchase.connection.id,
+    bouquet_code: purchase.bouquet.code,
+    bouquet_name: purchase.bouquet.name,
+    price: purchase.bouquet.price,
+    attempt: purchase.attempt,
+    checkout_id: purchase.checkout?.id ?? null,
+    checkout_issued_at: purchase.checkout ? new Date(purchase.checkout.issuedAt) : null,
+    reference: purchase.reference,
+    phase: purchase.phase,
+    told: purchase.told,
+    reason: purchase.reason,
+    refusal_code: purchase.refusal?.code ?? null,
+    txn_id: purchase.transaction?.txnId ?? null,
+    txn_amount: purchase.transaction?.amount ?? null,
+    txn_date: purchase.transaction ? JSON.stringify(purchase.transaction.date) : null,
+    renewed_until:
+      purchase.renewedUntil === undefined ? null : JSON.stringify({ end: purchase.renewedUntil }),
+    status_message: purchase.statusMessage ?? null,
+    from_reminder: purchase.fromReminder === true,
+    created_at: new Date(purchase.createdAt),
+    updated_at: new Date(purchase.updatedAt),
+  };
+}
+
+function fromRow(row: Selectable<PurchaseRow>): Purchase {
+  const renewed = row.renewed_until as { end: ProviderTime | null } | null;
+  return {
+    id: row.id,
+    buyer: Number(row.buyer),
+    language: row.language,
+    customer: { cuid: row.customer_id, name: row.customer_name },
+    connection: { service: row.service as ServiceKind, id: row.connection_id },
+    bouquet: { code: row.bouquet_code, name: row.bouquet_name, price: row.price },
+    attempt: row.attempt === 2 ? 2 : 1,
+    checkout:
+      row.checkout_id && row.checkout_issued_at
+        ? { id: row.checkout_id, issuedAt: new Date(row.checkout_issued_at).getTime() }
+        : null,
+    reference: row.reference,
+    phase: row.phase as Purchase["phase"],
+    told: row.told as Purchase["told"],
+    transaction:
+      row.txn_id !== null
+        ? {
+            txnId: row.txn_id,
+            amount: row.txn_amount ?? row.price,
+            date: (row.txn_date as ProviderTime | null) ?? null,
+          }
+        : null,
+    ...(renewed && { renewedUntil: renewed.end }),
+    ...(row.status_message !== null && { statusMessage: row.status_message }),
+    ...(row.from_reminder && { fromReminder: true as const }),
+    refusal: row.refusal_code === null ? null : { code: row.refusal_code },
+    reason: row.reason as Purchase["reason"],
+    createdAt: new Date(row.created_at).getTime(),
+    updatedAt: new Date(row.updated_at).getTime(),
+  };
+}

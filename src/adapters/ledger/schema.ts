@@ -1,0 +1,55 @@
+// The ledger's tables as Kysely sees them (migrations/ makes them).
+import type { ColumnType, Generated } from "kysely";
+
+/** numeric: written as exact decimal text, read back as text (never a float). */
+type Decimal = ColumnType<string, string, string>;
+type Time = ColumnType<Date, Date | string, Date | string>;
+/** jsonb: a provider time as read ({ at, text }), or null. */
+type Json = ColumnType<unknown, string | null, string | null>;
+
+export interface PurchaseRow {
+  id: string;
+  buyer: ColumnType<number | string, number, number>;
+  language: string;
+  customer_id: string;
+  customer_name: string;
+  service: string;
+  connection_id: string;
+  bouquet_code: string;
+  bouquet_name: string;
+  price: Decimal;
+  attempt: number;
+  checkout_id: string | null;
+  checkout_issued_at: ColumnType<Date | null, Date | null, Date | null>;
+  reference: string | null;
+  phase: string;
+  told: string | null;
+  reason: string | null;
+  refusal_code: string | null;
+  txn_id: string | null;
+  txn_amount: ColumnType<string | null, string | null, string | null>;
+  txn_date: Json;
+  renewed_until: Json;
+  status_message: string | null;
+  from_reminder: boolean;
+  created_at: Time;
+  updated_at: Time;
+  due_at: ColumnType<Date | null, Date | null, Date | null>;
+  lease_owner: string | null;
+  lease_until: ColumnType<Date | null, Date | null, Date | null>;
+}
+
+export interface LedgerTables {
+  purchases: PurchaseRow;
+  purchase_checkouts: { checkout_id: string; purchase_id: string; taken_at: Time };
+  purchase_events: {
+    id: Generated<string>;
+    purchase_id: string;
+    at: Generated<Date>;
+    from_phase: string | null;
+    to_phase: string;
+    told: string | null;
+    reason: string | null;
+    actor: string;
+  };
+}
