@@ -24,8 +24,9 @@ CMD ["node", "--import", "tsx", "tools/sandbox/main.ts"]
 
 # The bot: production dependencies, the compiled code and the locale files only.
 FROM node:20-bookworm-slim AS runtime
+# DejaVu draws the digits of the finance report's chart.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends tini \
+  && apt-get install -y --no-install-recommends tini fonts-dejavu-core \
   && rm -rf /var/lib/apt/lists/*
 # HTTP_PORT is set so that the HTTP server (/healthz, /readyz, /metrics) runs in polling mode
 # too and the HEALTHCHECK below has something to ask; webhook mode uses the same port.

@@ -1,10 +1,14 @@
 // Benchmarks of the bot side of the journey: handling time per update, paging stability,
-// Redis round trips per browsing update, and 200 concurrent users against a slow provider.
+// Redis round trips per browsing update, and 1000 concurrent users against a slow provider with
+// the ledger on PostgreSQL (a server of the benchmark's own), counting the statements each
+// purchase costs the database.
 // Run with `npm run bench:journey`; results are written down in bench/JOURNEY.md.
 import { performance } from "node:perf_hooks";
 import type { Message } from "grammy/types";
 import { Redis } from "ioredis";
+import pg from "pg";
 import { startProcessStack } from "../test/support/bot-process.js";
+import { startOwnPostgres } from "../test/support/postgres-server.js";
 import { TEST_REDIS_URL } from "../test/support/redis.js";
 import { type Stack, startStack } from "../test/support/stack.js";
 import type { ChatUser } from "../tools/telegram-emulator/index.js";
@@ -108,9 +112,24 @@ async function roundTrips(stack: Stack) {
   return perUpdate;
 }
 
+/** Statements the ledger's database ran (pg_stat_statements: every round trip, BEGIN and COMMIT included). */
+async function statementsRun(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    const { rows } = await client.query(
+      "SELECT coalesce(sum(calls), 0)::bigint AS calls FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    );
+    return Number(rows[0]?.calls ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
 /** The bot in a process of its own (as deployed), the sandbox and emulator in this one. */
 async function concurrentUsers(users: number, latencyMs: number) {
-  const processes = await startProcessStack("bench-load");
+  const processes = await startProcessStack("bench_load");
   const { sandbox, emulator } = processes;
   const metricsPort = 19_464;
   processes.startBot({ METRICS_PORT: String(metricsPort), TELEGRAM_POLL_TIMEOUT_SECONDS: "30" });
@@ -119,6 +138,7 @@ async function concurrentUsers(users: number, latencyMs: number) {
     const ready = probe.waitForText("Welcome", { timeoutMs: 20_000 });
     probe.sendText("/start");
     await ready;
+    const statementsBefore = await statementsRun(processes.databaseUrl);
     for (const operation of [
       "get-customer-information",
       "get-subscription-package",
@@ -155,12 +175,15 @@ async function concurrentUsers(users: number, latencyMs: number) {
     const started = performance.now();
     const results = await Promise.all(Array.from({ length: users }, (_, i) => journey(20_000 + i)));
     const wall = performance.now() - started;
+    // Less the counting query itself and the idle work (reconciliation, leases) during the run.
+    const statements = (await statementsRun(processes.databaseUrl)) - statementsBefore - 2;
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     const purchases = /bot_purchases_total\{outcome="charged",reason=""\} (\d+)/.exec(metrics)?.[1];
     return {
       completed: results.length,
       topups: sandbox.topups.length,
       purchases: Number(purchases),
+      statements,
       wall,
       toMenu: spread(results.map((r) => r.toMenu)),
       browse: spread(results.map((r) => r.browse)),
@@ -171,6 +194,11 @@ async function concurrentUsers(users: number, latencyMs: number) {
     await processes.stop();
   }
 }
+
+// The ledger on a PostgreSQL server of the benchmark's own, as production runs; the stacks
+// take their databases on it.
+const postgres = await startOwnPostgres(["shared_preload_libraries=pg_stat_statements"]);
+process.env.TEST_POSTGRES_URL = postgres.url;
 
 // One simulated user presses far faster than a person: no flood limit here.
 const stack = await startStack("bench", {
@@ -190,7 +218,7 @@ try {
 }
 const latency = Number(process.env.BENCH_LATENCY_MS ?? 150);
 const users = Number(process.env.BENCH_USERS ?? 1000);
-const load = await concurrentUsers(users, latency);
+const load = await concurrentUsers(users, latency).finally(() => postgres.stop());
 
 console.log(`Node ${process.version}, ${new Date().toISOString()}`);
 console.log("Browsing update (Next/Prev), 500 presses:");
@@ -220,4 +248,7 @@ console.log(
 );
 console.log(
   `  whole journey (5 provider calls): p50 ${ms(load.total.p50)}, p99 ${ms(load.total.p99)}`,
+);
+console.log(
+  `  ledger statements (round trips) per purchase, reconciliation and leases during the run included: ${(load.statements / load.purchases).toFixed(1)}`,
 );

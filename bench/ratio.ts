@@ -6,9 +6,10 @@
 // first (the npm scripts do).
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { availableParallelism, cpus } from "node:os";
+import { availableParallelism, cpus, tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { botEnvironment } from "../test/support/bot-process.js";
@@ -191,9 +192,13 @@ async function startupMs(kind: "bot" | "floor"): Promise<number> {
  * moves by 3 to 5 MB from start to start (where glibc's heap happens to end up), so it is
  * read over several starts.
  */
-async function idleRss(kind: "bot" | "floor", userId: number): Promise<number> {
+async function idleRss(
+  kind: "bot" | "floor",
+  userId: number,
+  env: Record<string, string> = {},
+): Promise<number> {
   const own = testRedis("bench-idle");
-  const child = start(kind, { REDIS_KEY_PREFIX: own.prefix });
+  const child = start(kind, { REDIS_KEY_PREFIX: own.prefix, ...env });
   await (kind === "bot" ? onBouquetList(userId) : onFloorPage(userId));
   await sleep(2_000);
   const { rss } = memory(child.pid as number);
@@ -273,6 +278,14 @@ async function main() {
   const range = (values: number[]) =>
     `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
   console.log(`RSS idle: floor ${range(idle.floor)} MB, bot ${range(idle.bot)} MB`);
+  // The embedded ledger (no DATABASE_URL): PGlite in the bot's process, apart from the target.
+  const embedded: number[] = [];
+  for (let i = 0; i < Math.min(2, sizes.idleStarts); i++) {
+    const dataDir = mkdtempSync(join(tmpdir(), "bench-ledger-"));
+    embedded.push(await idleRss("bot", 840_000 + i, { DATABASE_URL: "", DATA_DIR: dataDir }));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log(`RSS idle with the embedded ledger: bot ${range(embedded)} MB`);
 
   const bot = start("bot");
   const floor = start("floor");
@@ -386,6 +399,7 @@ async function main() {
       floor: { median: median(idle.floor), range: range(idle.floor) },
       bot: { median: median(idle.bot), range: range(idle.bot) },
     },
+    embedded: { median: median(embedded), range: range(embedded) },
     reached,
   };
   report(figures);
@@ -414,6 +428,7 @@ type Figures = {
   redis: number;
   sessionBytes: number;
   idle: Record<"floor" | "bot", { median: number; range: string }>;
+  embedded: { median: number; range: string };
   reached: { users: number; rss: number; hwm: number }[];
 };
 
@@ -465,6 +480,14 @@ function report(f: Figures): void {
       "≤ 80 MB",
       verdict(f.idle.bot.median <= 80),
     ],
+    [
+      "RSS idle, embedded ledger (PGlite, no DATABASE_URL: one instance only)",
+      `${f.idle.floor.median.toFixed(1)} MB`,
+      `${f.embedded.median.toFixed(1)} MB (${f.embedded.range})`,
+      x(f.embedded.median, f.idle.floor.median),
+      "— (apart: production runs PostgreSQL)",
+      "",
+    ],
     ...f.reached.map((r) => [
       `RSS after ${r.users.toLocaleString("en")} users reached the bouquet list`,
       "—",
@@ -495,7 +518,9 @@ function report(f: Figures): void {
 \`npm run bench\` (\`bench/ratio.ts\`) runs the bot (\`node dist/main.js\`) and the floor, a bare
 grammY bot with the runner and one handler that answers the tap and edits the message
 (\`bench/floor-bot.mjs\`), against the same Telegram emulator and Redis, in one run with
-interleaved rounds. Latency is press to edit as the emulator sees it; CPU is the bot process's
+interleaved rounds. The bot runs as production runs: its ledger on a PostgreSQL server
+(\`DATABASE_URL\`, a server the benchmark starts from Debian's binaries); the row "embedded
+ledger" is the same bot without \`DATABASE_URL\`, PGlite in its process, apart from the targets. Latency is press to edit as the emulator sees it; CPU is the bot process's
 utime+stime from \`/proc\` over the presses; Redis commands are what the bot sends, counted with
 \`MONITOR\` (a script is one command; what it runs inside Redis is not counted), less the bot's
 idle rate; memory is VmRSS (and VmHWM, the peak) of the bot's own process. RSS idle is read

@@ -13,6 +13,7 @@ import {
 } from "./adapters/ledger/connection.js";
 import { RedisPurchaseImport } from "./adapters/ledger/import-from-redis.js";
 import { LedgerPurchases } from "./adapters/ledger/purchases.js";
+import { LedgerReports } from "./adapters/ledger/reports.js";
 import type { Logger } from "./adapters/logger.js";
 import { Metrics } from "./adapters/metrics.js";
 import { ProviderClient } from "./adapters/provider/client.js";
@@ -25,6 +26,7 @@ import { RedisAlertLedger } from "./adapters/redis/alert-ledger.js";
 import { RedisBroadcasts } from "./adapters/redis/broadcasts.js";
 import { RedisCancelMarks } from "./adapters/redis/cancels.js";
 import { RedisConnection } from "./adapters/redis/connection.js";
+import { RedisDailyReportMarks } from "./adapters/redis/daily-reports.js";
 import { RedisDrafts } from "./adapters/redis/drafts.js";
 import { checkDurability } from "./adapters/redis/durability.js";
 import { redisKeys } from "./adapters/redis/keys.js";
@@ -42,6 +44,8 @@ import { registerCommands } from "./bot/commands.js";
 import type { BotDeps } from "./bot/deps.js";
 import { TelegramAlerts } from "./bot/features/alerts/index.js";
 import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
+import { DailyReports } from "./bot/features/report/daily.js";
+import { sendDailyReport } from "./bot/features/report/delivery.js";
 import { TelegramOutcomes } from "./bot/features/topup/outcomes.js";
 import { TelegramReminders } from "./bot/features/topup/reminder-delivery.js";
 import { Poller } from "./bot/polling.js";
@@ -153,11 +157,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     provider,
     saved: savedConnections,
     onCharged: (purchase) => {
-      if (!purchase.fromReminder) return;
-      metrics.reminderRenewals.inc();
-      reminderStore.countRenewal().catch((error: unknown) => {
-        logger.warn({ err: error }, "could not count a renewal after a reminder");
-      });
+      if (purchase.fromReminder) metrics.reminderRenewals.inc();
     },
   });
   const reminders = new ReminderSender(
@@ -233,6 +233,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     provider,
     topups,
     purchases,
+    reports: new LedgerReports(ledger, config.provider.timeZone),
     gate: new RedisUpdateGate(redis, keys, {
       lockMs: CHAT_LOCK_MS,
       sessionSeconds: SESSION_TTL_SECONDS,
@@ -263,6 +264,14 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       ledgerUnreachable(error) || (connection?.isUnreachable(error) ?? false),
   };
   const { bot, purchases: running, settled: updatesSettled } = createBot(deps, outcomes);
+  const dailyReports =
+    config.dailyReportAt &&
+    new DailyReports(
+      new RedisDailyReportMarks(redis, keys),
+      (admin, period) => sendDailyReport(outsideApi, admin, period, deps),
+      { at: config.dailyReportAt, zone: config.provider.timeZone, admins: config.adminUserIds },
+      logger,
+    );
   const webhook = config.webhook;
   const poller = webhook
     ? undefined
@@ -294,7 +303,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       log: logger,
     });
 
-  /** Warns (or refuses to start) when Redis could lose or evict purchase records. */
+  /** Warns (or refuses to start) when Redis could lose or evict reminders and sessions. */
   async function checkRedis(): Promise<void> {
     const check = await checkDurability(redis);
     if (check.kind === "durable") return;
@@ -307,7 +316,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     }
     logger.warn(
       { problems: check.problems },
-      "Redis could lose purchase records: use AOF (appendfsync everysec) and maxmemory-policy noeviction",
+      "Redis could lose reminders and sessions: use AOF (appendfsync everysec) and maxmemory-policy noeviction",
     );
   }
 
@@ -324,6 +333,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       running.drain(),
       reconciler.stop(),
       reminders.stop(),
+      dailyReports?.stop(),
       queue.close(),
     ]);
     await Promise.race([settling, handOverTime()]);
@@ -353,7 +363,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       // Redis and Telegram at the same time; the command menus need not hold up the first update.
       await Promise.all([connection?.open().then(checkRedis), ledger.open(), bot.init()]);
       await importFromRedis();
-      registerCommands(bot.api, i18n).catch((error: unknown) =>
+      registerCommands(bot.api, i18n, config.adminUserIds).catch((error: unknown) =>
         logger.warn({ err: error }, "could not set the command menus"),
       );
       if (webhook) {
@@ -364,6 +374,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       } else poller?.start();
       reconciler.start();
       reminders.start();
+      dailyReports?.start();
       queue.start();
       started = true;
       const mode = webhook ? "webhook" : "long polling";

@@ -64,151 +64,161 @@ const port = () =>
 const url = (what: string) =>
   z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
 
-const environment = z
-  .object({
-    BOT_TOKEN: required("the bot token from @BotFather").pipe(
-      z.string().regex(/^\d+:\S+$/, { error: "does not look like a bot token (<id>:<secret>)" }),
-    ),
-    TELEGRAM_API_ROOT: z.preprocess(
-      unsetIfEmpty,
-      url("the Telegram Bot API root").default("https://api.telegram.org"),
-    ),
-    PROVIDER_BASE_URL: required("the provider's base URL").pipe(url("the provider's base URL")),
-    PROVIDER_API_VERSION: z.preprocess(
-      unsetIfEmpty,
-      z
-        .enum(PROVIDER_API_VERSIONS, {
-          error: `must be one of ${PROVIDER_API_VERSIONS.join(", ")}`,
-        })
-        .default("v1.0.1"),
-    ),
-    PROVIDER_TOKEN: required("the provider's bearer token"),
-    PROVIDER_TIMEOUT_MS: wholeNumber(15_000, 100, 300_000, "milliseconds"),
-    PROVIDER_READ_RETRIES: wholeNumber(2, 0, 10, "retries"),
-    PROVIDER_MAX_CONNECTIONS: wholeNumber(64, 1, 1_024, "connections"),
-    CHECKOUT_TTL_SECONDS: wholeNumber(300, 1, 86_400, "seconds"),
-    PROVIDER_TIMEZONE: z.preprocess(
-      unsetIfEmpty,
-      z
-        .string()
-        .refine(isValidTimeZone, { error: "must be an IANA time zone name such as Asia/Kathmandu" })
-        .default("UTC"),
-    ),
-    CURRENCY: z.preprocess(
-      unsetIfEmpty,
-      z
-        .string()
-        .regex(/^[A-Z]{3}$/, { error: "must be a three-letter ISO 4217 code such as NPR" })
-        .optional(),
-    ),
-    REDIS_URL: z.preprocess(
-      unsetIfEmpty,
-      z
-        .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })
-        .default("redis://127.0.0.1:6379"),
-    ),
-    DATABASE_URL: z.preprocess(
-      unsetIfEmpty,
-      z
-        .url({
-          protocol: /^postgres(ql)?$/,
-          error: "must be a postgres:// or postgresql:// URL (TLS through ?sslmode=require)",
-        })
-        .optional(),
-    ),
-    DATABASE_POOL_SIZE: wholeNumber(10, 2, 500, "connections"),
-    DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(5_000, 100, 600_000, "milliseconds"),
-    DATA_DIR: z.preprocess(unsetIfEmpty, z.string().default("./data")),
-    ADMIN_USER_IDS: idList("Telegram user ids"),
-    SUPPORT_CHAT_IDS: idList("Telegram chat ids"),
-    REDIS_KEY_PREFIX: z.preprocess(
-      unsetIfEmpty,
-      z
-        .string()
-        .regex(/^[\w:.-]{1,40}$/, { error: "must be 1-40 letters, digits or _ : . -" })
-        .default("topup:"),
-    ),
-    SESSION_IDLE_SECONDS: wholeNumber(1_800, 1, 604_800, "seconds"),
-    CHECKOUT_SAFETY_MARGIN_SECONDS: wholeNumber(30, 0, 3_600, "seconds"),
-    TOPUP_VERIFY_WINDOW_SECONDS: wholeNumber(120, 1, 3_600, "seconds"),
-    TOPUP_LOCK_SECONDS: wholeNumber(15, 1, 600, "seconds"),
-    RECONCILE_INTERVAL_SECONDS: wholeNumber(5, 1, 3_600, "seconds"),
-    REMINDER_DAYS_BEFORE: z.preprocess(
-      unsetIfEmpty,
-      z
-        .string()
-        .regex(/^\s*\d{1,3}(\s*,\s*\d{1,3})*\s*$/, {
-          error: "must be a comma-separated list of whole days, such as 3,1",
-        })
-        .transform((list) => [...new Set(list.split(",").map((day) => Number(day.trim())))])
-        .default([3, 1]),
-    ),
-    TELEGRAM_RETRY_ATTEMPTS: wholeNumber(3, 0, 20, "attempts"),
-    TELEGRAM_POLL_TIMEOUT_SECONDS: wholeNumber(30, 0, 50, "seconds"),
-    BROADCAST_RATE: wholeNumber(25, 1, 1_000, "messages per second"),
-    BROADCAST_PROGRESS_SECONDS: wholeNumber(3, 1, 600, "seconds"),
-    BROADCAST_LOCK_SECONDS: wholeNumber(30, 1, 600, "seconds"),
-    REDIS_COMMAND_TIMEOUT_MS: wholeNumber(2_000, 50, 60_000, "milliseconds"),
-    REDIS_REQUIRE_DURABLE: flag(false),
-    PROVIDER_ALERT_AFTER: wholeNumber(5, 1, 1_000, "failed calls"),
-    PROVIDER_PROBE_SECONDS: wholeNumber(15, 1, 3_600, "seconds"),
-    ALERT_REPEAT_MINUTES: wholeNumber(30, 1, 10_080, "minutes"),
-    WEBHOOK_URL: z.preprocess(
-      unsetIfEmpty,
-      z.url({ protocol: /^https?$/, error: "must be an https URL" }).optional(),
-    ),
-    WEBHOOK_SECRET: z.preprocess(
-      unsetIfEmpty,
-      z
-        .string()
-        .regex(/^[A-Za-z0-9_-]{1,256}$/, {
-          error: "must be 1-256 characters of A-Z a-z 0-9 _ - (Telegram's rule)",
-        })
-        .optional(),
-    ),
-    HTTP_HOST: z.preprocess(unsetIfEmpty, z.string().optional()),
-    HTTP_PORT: port(),
-    METRICS_PORT: port(),
-    METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().optional()),
-    SHUTDOWN_GRACE_SECONDS: wholeNumber(25, 1, 3_600, "seconds"),
-    POLLING_LEASE_SECONDS: wholeNumber(10, 2, 300, "seconds"),
-    POLLING_CONCURRENCY: wholeNumber(5_000, 1, 100_000, "updates"),
-    REDIS_SENTINELS: z.preprocess(
-      unsetIfEmpty,
-      z
-        .string()
-        .regex(/^\s*[^\s,:]+:\d+(\s*,\s*[^\s,:]+:\d+)*\s*$/, {
-          error: "must be a comma-separated list of host:port",
-        })
-        .transform((list) =>
-          list.split(",").map((entry) => {
-            const [host = "", portNumber = ""] = entry.trim().split(":");
-            return { host, port: Number(portNumber) };
-          }),
-        )
-        .optional(),
-    ),
-    REDIS_SENTINEL_NAME: z.preprocess(unsetIfEmpty, z.string().default("mymaster")),
-    LOOKUP_LIMIT: wholeNumber(20, 0, 10_000, "lookups"),
-    LOOKUP_LIMIT_MINUTES: wholeNumber(10, 1, 1_440, "minutes"),
-    FLOOD_LIMIT: wholeNumber(30, 1, 1_000, "updates"),
-    LOG_LEVEL: z.preprocess(
-      unsetIfEmpty,
-      z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
-    ),
-  })
-  .superRefine((e, context) => {
-    if (e.WEBHOOK_URL !== undefined && e.WEBHOOK_SECRET === undefined) {
-      context.addIssue({
-        code: "custom",
-        path: ["WEBHOOK_SECRET"],
-        message: "required with WEBHOOK_URL (Telegram sends it back with every update)",
-      });
-    }
-  });
+const variables = z.object({
+  BOT_TOKEN: required("the bot token from @BotFather").pipe(
+    z.string().regex(/^\d+:\S+$/, { error: "does not look like a bot token (<id>:<secret>)" }),
+  ),
+  TELEGRAM_API_ROOT: z.preprocess(
+    unsetIfEmpty,
+    url("the Telegram Bot API root").default("https://api.telegram.org"),
+  ),
+  PROVIDER_BASE_URL: required("the provider's base URL").pipe(url("the provider's base URL")),
+  PROVIDER_API_VERSION: z.preprocess(
+    unsetIfEmpty,
+    z
+      .enum(PROVIDER_API_VERSIONS, {
+        error: `must be one of ${PROVIDER_API_VERSIONS.join(", ")}`,
+      })
+      .default("v1.0.1"),
+  ),
+  PROVIDER_TOKEN: required("the provider's bearer token"),
+  PROVIDER_TIMEOUT_MS: wholeNumber(15_000, 100, 300_000, "milliseconds"),
+  PROVIDER_READ_RETRIES: wholeNumber(2, 0, 10, "retries"),
+  PROVIDER_MAX_CONNECTIONS: wholeNumber(64, 1, 1_024, "connections"),
+  CHECKOUT_TTL_SECONDS: wholeNumber(300, 1, 86_400, "seconds"),
+  PROVIDER_TIMEZONE: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .refine(isValidTimeZone, { error: "must be an IANA time zone name such as Asia/Kathmandu" })
+      .default("UTC"),
+  ),
+  CURRENCY: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^[A-Z]{3}$/, { error: "must be a three-letter ISO 4217 code such as NPR" })
+      .optional(),
+  ),
+  REDIS_URL: z.preprocess(
+    unsetIfEmpty,
+    z
+      .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })
+      .default("redis://127.0.0.1:6379"),
+  ),
+  DATABASE_URL: z.preprocess(
+    unsetIfEmpty,
+    z
+      .url({
+        protocol: /^postgres(ql)?$/,
+        error: "must be a postgres:// or postgresql:// URL (TLS through ?sslmode=require)",
+      })
+      .optional(),
+  ),
+  DATABASE_POOL_SIZE: wholeNumber(10, 2, 500, "connections"),
+  DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(5_000, 100, 600_000, "milliseconds"),
+  DATA_DIR: z.preprocess(unsetIfEmpty, z.string().default("./data")),
+  ADMIN_USER_IDS: idList("Telegram user ids"),
+  DAILY_REPORT_AT: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, {
+        error: "must be a time of day as HH:MM (24-hour, in PROVIDER_TIMEZONE), such as 07:30",
+      })
+      .transform((time) => ({ hour: Number(time.slice(0, 2)), minute: Number(time.slice(3)) }))
+      .optional(),
+  ),
+  SUPPORT_CHAT_IDS: idList("Telegram chat ids"),
+  REDIS_KEY_PREFIX: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^[\w:.-]{1,40}$/, { error: "must be 1-40 letters, digits or _ : . -" })
+      .default("topup:"),
+  ),
+  SESSION_IDLE_SECONDS: wholeNumber(1_800, 1, 604_800, "seconds"),
+  CHECKOUT_SAFETY_MARGIN_SECONDS: wholeNumber(30, 0, 3_600, "seconds"),
+  TOPUP_VERIFY_WINDOW_SECONDS: wholeNumber(120, 1, 3_600, "seconds"),
+  TOPUP_LOCK_SECONDS: wholeNumber(15, 1, 600, "seconds"),
+  RECONCILE_INTERVAL_SECONDS: wholeNumber(5, 1, 3_600, "seconds"),
+  REMINDER_DAYS_BEFORE: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\s*\d{1,3}(\s*,\s*\d{1,3})*\s*$/, {
+        error: "must be a comma-separated list of whole days, such as 3,1",
+      })
+      .transform((list) => [...new Set(list.split(",").map((day) => Number(day.trim())))])
+      .default([3, 1]),
+  ),
+  TELEGRAM_RETRY_ATTEMPTS: wholeNumber(3, 0, 20, "attempts"),
+  TELEGRAM_POLL_TIMEOUT_SECONDS: wholeNumber(30, 0, 50, "seconds"),
+  BROADCAST_RATE: wholeNumber(25, 1, 1_000, "messages per second"),
+  BROADCAST_PROGRESS_SECONDS: wholeNumber(3, 1, 600, "seconds"),
+  BROADCAST_LOCK_SECONDS: wholeNumber(30, 1, 600, "seconds"),
+  REDIS_COMMAND_TIMEOUT_MS: wholeNumber(2_000, 50, 60_000, "milliseconds"),
+  REDIS_REQUIRE_DURABLE: flag(false),
+  PROVIDER_ALERT_AFTER: wholeNumber(5, 1, 1_000, "failed calls"),
+  PROVIDER_PROBE_SECONDS: wholeNumber(15, 1, 3_600, "seconds"),
+  ALERT_REPEAT_MINUTES: wholeNumber(30, 1, 10_080, "minutes"),
+  WEBHOOK_URL: z.preprocess(
+    unsetIfEmpty,
+    z.url({ protocol: /^https?$/, error: "must be an https URL" }).optional(),
+  ),
+  WEBHOOK_SECRET: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,256}$/, {
+        error: "must be 1-256 characters of A-Z a-z 0-9 _ - (Telegram's rule)",
+      })
+      .optional(),
+  ),
+  HTTP_HOST: z.preprocess(unsetIfEmpty, z.string().optional()),
+  HTTP_PORT: port(),
+  METRICS_PORT: port(),
+  METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().optional()),
+  SHUTDOWN_GRACE_SECONDS: wholeNumber(25, 1, 3_600, "seconds"),
+  POLLING_LEASE_SECONDS: wholeNumber(10, 2, 300, "seconds"),
+  POLLING_CONCURRENCY: wholeNumber(5_000, 1, 100_000, "updates"),
+  REDIS_SENTINELS: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\s*[^\s,:]+:\d+(\s*,\s*[^\s,:]+:\d+)*\s*$/, {
+        error: "must be a comma-separated list of host:port",
+      })
+      .transform((list) =>
+        list.split(",").map((entry) => {
+          const [host = "", portNumber = ""] = entry.trim().split(":");
+          return { host, port: Number(portNumber) };
+        }),
+      )
+      .optional(),
+  ),
+  REDIS_SENTINEL_NAME: z.preprocess(unsetIfEmpty, z.string().default("mymaster")),
+  LOOKUP_LIMIT: wholeNumber(20, 0, 10_000, "lookups"),
+  LOOKUP_LIMIT_MINUTES: wholeNumber(10, 1, 1_440, "minutes"),
+  FLOOD_LIMIT: wholeNumber(30, 1, 1_000, "updates"),
+  LOG_LEVEL: z.preprocess(
+    unsetIfEmpty,
+    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
+  ),
+});
+
+const environment = variables.superRefine((e, context) => {
+  if (e.WEBHOOK_URL !== undefined && e.WEBHOOK_SECRET === undefined) {
+    context.addIssue({
+      code: "custom",
+      path: ["WEBHOOK_SECRET"],
+      message: "required with WEBHOOK_URL (Telegram sends it back with every update)",
+    });
+  }
+});
 
 /** The names of every variable the bot reads (the README's table lists exactly these). */
-export const CONFIG_VARIABLES = Object.keys(environment.shape);
+export const CONFIG_VARIABLES = Object.keys(variables.shape);
 
 /**
  * The one HTTP server (webhook, health, metrics). METRICS_PORT and METRICS_HOST are the older
@@ -219,6 +229,27 @@ function httpServer(e: z.output<typeof environment>) {
   const host = e.HTTP_HOST ?? e.METRICS_HOST ?? "0.0.0.0";
   return port === undefined ? undefined : { port, host };
 }
+
+/** The ledger's database: PostgreSQL when DATABASE_URL is set, else embedded in DATA_DIR. */
+function ledgerTarget(e: z.output<typeof ledgerVariables>) {
+  return e.DATABASE_URL
+    ? {
+        kind: "postgres" as const,
+        url: e.DATABASE_URL,
+        poolSize: e.DATABASE_POOL_SIZE,
+        statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      }
+    : { kind: "embedded" as const, dataDir: e.DATA_DIR as string | null };
+}
+
+/** What `npm run migrate` needs: the ledger and the log, nothing of Telegram or the provider. */
+const ledgerVariables = variables.pick({
+  DATABASE_URL: true,
+  DATABASE_POOL_SIZE: true,
+  DATABASE_STATEMENT_TIMEOUT_MS: true,
+  DATA_DIR: true,
+  LOG_LEVEL: true,
+});
 
 const schema = environment.transform((e) => ({
   botToken: e.BOT_TOKEN,
@@ -242,14 +273,7 @@ const schema = environment.transform((e) => ({
     sentinels: e.REDIS_SENTINELS,
     sentinelName: e.REDIS_SENTINEL_NAME,
   },
-  ledger: e.DATABASE_URL
-    ? {
-        kind: "postgres" as const,
-        url: e.DATABASE_URL,
-        poolSize: e.DATABASE_POOL_SIZE,
-        statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
-      }
-    : { kind: "embedded" as const, dataDir: e.DATA_DIR as string | null },
+  ledger: ledgerTarget(e),
   providerHealth: {
     failuresToOpen: e.PROVIDER_ALERT_AFTER,
     probeAfterMs: e.PROVIDER_PROBE_SECONDS * 1000,
@@ -286,6 +310,8 @@ const schema = environment.transform((e) => ({
     lockMs: e.BROADCAST_LOCK_SECONDS * 1000,
   },
   adminUserIds: e.ADMIN_USER_IDS,
+  /** Yesterday's report to every admin at this time of day; undefined: off. */
+  dailyReportAt: e.DAILY_REPORT_AT,
   supportChatIds: e.SUPPORT_CHAT_IDS,
   logLevel: e.LOG_LEVEL,
 }));
@@ -301,12 +327,22 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map(
+  return parsed(schema, env);
+}
+
+/** The ledger's part of the configuration alone (`npm run migrate`). */
+export function loadLedgerConfig(env: NodeJS.ProcessEnv = process.env) {
+  const e = parsed(ledgerVariables, env);
+  return { ledger: ledgerTarget(e), logLevel: e.LOG_LEVEL };
+}
+
+function parsed<T extends z.ZodType>(shape: T, env: NodeJS.ProcessEnv): z.output<T> {
+  const result = shape.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map(
       (issue) => `${String(issue.path[0] ?? "environment")}: ${issue.message}`,
     );
     throw new ConfigError(problems);
   }
-  return parsed.data;
+  return result.data;
 }

@@ -8,6 +8,10 @@ plans-footer = Send /topup to renew your package.
 ## Admin broadcasts
 
 not-allowed = Sorry, this command is for administrators only.
+command-broadcast = Send an announcement to subscribers
+command-plans = Announce the plans of a customer's connection
+command-broadcast_cancel = Stop the broadcast under way
+command-reminder_stats = Reminders sent, renewals after them
 broadcast-ask-message = Send the message to broadcast: text (with formatting) or a photo with a caption. /cancel to stop.
 broadcast-ask-audience = Who should receive it?
 audience-everyone = Everyone

@@ -8,6 +8,10 @@ plans-footer = प्याकेज नवीकरण गर्न /topup प�
 ## Admin broadcasts
 
 not-allowed = माफ गर्नुहोस्, यो आदेश प्रशासकहरूका लागि मात्र हो।
+command-broadcast = ग्राहकहरूलाई सूचना पठाउनुहोस्
+command-plans = ग्राहकको जडानका प्लानहरूको सूचना
+command-broadcast_cancel = चलिरहेको प्रसारण रोक्नुहोस्
+command-reminder_stats = पठाइएका रिमाइन्डर र त्यसपछिका नवीकरण
 broadcast-ask-message = पठाउने सन्देश पठाउनुहोस्: टेक्स्ट (फर्म्याटिङसहित) वा क्याप्सनसहितको फोटो। रोक्न /cancel।
 broadcast-ask-audience = कसलाई पठाउने?
 audience-everyone = सबैलाई

@@ -13,6 +13,7 @@ import { fallback } from "./features/fallback/index.js";
 import { createHistory } from "./features/history/index.js";
 import { createLanguage } from "./features/language/index.js";
 import { createReminders } from "./features/reminders/index.js";
+import { createReport } from "./features/report/index.js";
 import { start } from "./features/start/index.js";
 import { createSupport } from "./features/support/index.js";
 import { createTopup } from "./features/topup/index.js";
@@ -130,6 +131,7 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   bot.use(createHistory(deps));
   bot.use(createReminders(deps));
   bot.use(createBroadcast(deps));
+  bot.use(createReport(deps));
   bot.use(start, createLanguage(topup.showCurrentScreen), createCancel(deps));
   bot.use(createSupport(deps));
   bot.use(fallback);

@@ -6,6 +6,7 @@ import type { LookupLimit } from "../domain/lookup-limit.js";
 import type { ProviderPort } from "../domain/ports.js";
 import type { PurchaseStore } from "../domain/purchase.js";
 import type { ReminderStore } from "../domain/reminders.js";
+import type { ReportSource } from "../domain/report.js";
 import type { SavedConnectionStore } from "../domain/saved-connections.js";
 import type { SubscriberStore } from "../domain/subscribers.js";
 import type { LookupRefStore } from "../domain/support.js";
@@ -47,6 +48,8 @@ export interface BotDeps {
   provider: ProviderPort;
   topups: TopupService;
   purchases: PurchaseStore;
+  /** The ledger as the admins' finance reports read it. */
+  reports: ReportSource;
   /** Exactly once, one chat at a time, the session: see shared/update-gate.ts. */
   gate: UpdateGate;
   drafts: DraftStore;

@@ -132,4 +132,6 @@ export interface PurchaseStore {
   recent(count: number, options?: { start?: number; codes?: string[] }): Promise<Purchase[]>;
   /** A buyer's latest purchases, newest first. */
   ofBuyer(buyer: number, count: number): Promise<Purchase[]>;
+  /** Purchases charged that an expiry reminder's Renew button started. */
+  renewalsAfterReminders(): Promise<number>;
 }

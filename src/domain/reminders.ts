@@ -29,10 +29,8 @@ export interface ReminderStore {
   /** A sent reminder is kept a while for its Renew button, and counted. */
   keepSent(reminder: Reminder): Promise<void>;
   sent(id: string): Promise<Reminder | null>;
-  /** A top-up charged from a reminder's Renew button. */
-  countRenewal(): Promise<void>;
-  /** Reminders sent and renewals that followed one, across instances, for the admins. */
-  counts(): Promise<{ sent: number; renewals: number }>;
+  /** Reminders sent, across instances, for the admins (the renewals that followed are in the ledger). */
+  sentCount(): Promise<number>;
 }
 
 export type ReminderDelivery = "sent" | "blocked" | "failed";

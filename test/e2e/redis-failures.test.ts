@@ -123,7 +123,7 @@ describe("Redis durability at start", () => {
     for (const server of servers) await server.stop();
   });
 
-  it("warns when Redis could lose purchases, refuses to start when asked to, is quiet when durable", async () => {
+  it("warns when Redis could lose reminders, refuses to start when asked to, is quiet when durable", async () => {
     const volatile = await startOwnRedis();
     const durable = await startOwnRedis([
       "--appendonly",
@@ -144,7 +144,7 @@ describe("Redis durability at start", () => {
     await untilLogged(warned, "bot started");
     const [warning] = logged(
       warned,
-      "Redis could lose purchase records: use AOF (appendfsync everysec) and maxmemory-policy noeviction",
+      "Redis could lose reminders and sessions: use AOF (appendfsync everysec) and maxmemory-policy noeviction",
     );
     expect(String(warning?.problems)).toContain("appendonly no");
 
@@ -154,7 +154,7 @@ describe("Redis durability at start", () => {
 
     const quiet = stack.startBot({ LOG_LEVEL: "info", REDIS_URL: durable.url });
     await untilLogged(quiet, "bot started");
-    expect(logged(quiet, "Redis could lose purchase records")).toEqual([]);
+    expect(logged(quiet, "Redis could lose reminders and sessions")).toEqual([]);
     expect(JSON.stringify(quiet.logs())).not.toContain("could lose");
   }, 30_000);
 });

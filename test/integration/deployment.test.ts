@@ -217,7 +217,7 @@ const compose = findCompose();
 
 /** Variables compose.yaml reads, and Compose's own: never taken from the developer's shell. */
 const CONTROLLED =
-  /^(BOT_TOKEN|PROVIDER_\w+|WEBHOOK_\w+|REDIS_\w+|HTTP_\w+|SANDBOX_\w+|SHUTDOWN_\w+|ADMIN_USER_IDS|SUPPORT_CHAT_IDS|LOG_LEVEL|COMPOSE_\w+)$/;
+  /^(BOT_TOKEN|PROVIDER_\w+|POSTGRES_\w+|DATABASE_\w+|WEBHOOK_\w+|REDIS_\w+|HTTP_\w+|SANDBOX_\w+|SHUTDOWN_\w+|ADMIN_USER_IDS|SUPPORT_CHAT_IDS|LOG_LEVEL|COMPOSE_\w+)$/;
 
 interface Outcome {
   code: number;
@@ -235,7 +235,11 @@ function serviceBlock(config: string, name: string): string | undefined {
 }
 
 describe.skipIf(!compose)("compose.yaml (validated by Compose)", () => {
-  const required = { BOT_TOKEN: "123:secret", PROVIDER_TOKEN: "provider-token" };
+  const required = {
+    BOT_TOKEN: "123:secret",
+    PROVIDER_TOKEN: "provider-token",
+    POSTGRES_PASSWORD: "ledgerpass",
+  };
   let scratch = "";
   let emptyEnvFile = "";
 
@@ -286,7 +290,7 @@ describe.skipIf(!compose)("compose.yaml (validated by Compose)", () => {
     }
   }
 
-  it("is valid with the two secrets: Redis durable, the bot checked and stopped gently", async () => {
+  it("is valid with the three secrets: the ledger and Redis kept, the bot checked and stopped gently", async () => {
     const result = await config(required);
     expect(result.code, result.stderr).toBe(0);
 
@@ -300,7 +304,15 @@ describe.skipIf(!compose)("compose.yaml (validated by Compose)", () => {
     expect(redis).toContain("redis-cli");
     expect(redis).toMatch(/redis-data:\/data/);
 
+    const postgres = serviceBlock(result.stdout, "postgres") ?? "";
+    expect(postgres).toContain("image: postgres:16-alpine");
+    expect(postgres).toContain("pg_isready");
+    expect(postgres).toMatch(/postgres-data:\/var\/lib\/postgresql\/data/);
+    expect(postgres).not.toContain("ports:");
+
     const bot = serviceBlock(result.stdout, "bot") ?? "";
+    expect(bot).toContain("DATABASE_URL: postgres://topup:ledgerpass@postgres:5432/topup");
+    expect(bot).toMatch(/postgres:\s*\n\s*condition: service_healthy/);
     expect(bot).toContain("target: runtime");
     expect(bot).toContain("/healthz");
     expect(bot).toContain("condition: service_healthy");
@@ -334,20 +346,29 @@ describe.skipIf(!compose)("compose.yaml (validated by Compose)", () => {
     expect(sandbox).toContain("/_sandbox/");
     const services = await config(required, { profile: "trial", services: true });
     expect(services.stdout.split(/\s+/)).toEqual(
-      expect.arrayContaining(["redis", "bot", "sandbox"]),
+      expect.arrayContaining(["postgres", "redis", "bot", "sandbox"]),
     );
   });
 
   it("refuses without BOT_TOKEN", async () => {
-    const result = await config({ PROVIDER_TOKEN: "provider-token" });
+    const result = await config({
+      PROVIDER_TOKEN: "provider-token",
+      POSTGRES_PASSWORD: "ledgerpass",
+    });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/BOT_TOKEN/);
   });
 
   it("refuses without PROVIDER_TOKEN", async () => {
-    const result = await config({ BOT_TOKEN: "123:secret" });
+    const result = await config({ BOT_TOKEN: "123:secret", POSTGRES_PASSWORD: "ledgerpass" });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/PROVIDER_TOKEN/);
+  });
+
+  it("refuses without POSTGRES_PASSWORD", async () => {
+    const result = await config({ BOT_TOKEN: "123:secret", PROVIDER_TOKEN: "provider-token" });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/POSTGRES_PASSWORD/);
   });
 
   it("passes webhook mode and a real provider through", async () => {

@@ -71,7 +71,12 @@ afterAll(async () => {
 
 describe("the production build", () => {
   it("holds the product only: no sandbox, emulator or playground", () => {
-    expect(filesUnder(join(OUT, "dist")).sort()).toEqual(["main.js", "main.js.map"]);
+    expect(filesUnder(join(OUT, "dist")).sort()).toEqual([
+      "main.js",
+      "main.js.map",
+      "migrate.js",
+      "migrate.js.map",
+    ]);
     const bundle = readFileSync(join(OUT, "dist/main.js"), "utf8");
     expect(bundle).not.toMatch(/telegram-emulator|tools\/sandbox|playground/);
   });

@@ -2,7 +2,16 @@
 // one on 5432 is never touched. Started from Debian's binaries (as the postgres user when the
 // tests run as root: PostgreSQL refuses root), stopped, killed or paused by its PID.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -41,6 +50,23 @@ const asRoot = process.getuid?.() === 0;
 const asPostgres = (command: string, args: string[]): [string, string[]] =>
   asRoot ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
 
+function readFirstLine(path: string): string {
+  try {
+    return readFileSync(path, "utf8").split("\n")[0] ?? "";
+  } catch {
+    return "";
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function answers(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
   client.on("error", () => undefined);
@@ -55,7 +81,8 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-export async function startOwnPostgres(): Promise<OwnPostgres> {
+/** `settings`: more `name=value` server settings (a benchmark loads pg_stat_statements). */
+export async function startOwnPostgres(settings: string[] = []): Promise<OwnPostgres> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "topup-pg-"));
   chmodSync(dir, 0o777);
@@ -89,29 +116,46 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
       "127.0.0.1",
       "-k",
       dir,
+      // Only a crash of the machine would lose data: a killed server keeps every commit.
       "-c",
       "fsync=off",
       "-c",
-      "synchronous_commit=off",
-      "-c",
-      "full_page_writes=off",
-      "-c",
       "max_connections=300",
+      ...settings.flatMap((setting) => ["-c", setting]),
     ]);
-    // A process group of its own: the postmaster and its backends are signalled together.
-    child = spawn(command, args, { stdio: "ignore", detached: true });
+    // Its log beside the data, for a failing test's reader.
+    const log = openSync(join(dir, "postgres.log"), "a");
+    child = spawn(command, args, { stdio: ["ignore", log, log] });
+    closeSync(log);
     for (let i = 0; i < 200; i++) {
       if (await answers(url)) return;
       await sleep(50);
     }
     throw new Error(`postgres on port ${port} did not start`);
   };
+  /** The postmaster and its backends (each of which is a session of its own). */
+  const serverPids = (): number[] => {
+    const postmaster = Number(readFirstLine(join(data, "postmaster.pid")));
+    if (!postmaster) return [];
+    const children = readdirSync("/proc")
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        const stat = readFirstLine(`/proc/${pid}/stat`);
+        // pid (comm) state ppid ...: comm may hold spaces, so read after its closing bracket.
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster;
+      })
+      .map(Number);
+    return [postmaster, ...children];
+  };
   const signalAll = (signal: NodeJS.Signals) => {
-    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
-    try {
-      process.kill(-child.pid, signal);
-    } catch {
-      // Gone already.
+    // runuser stops itself when its child is stopped (job control): it is woken with it.
+    const wrapper = signal === "SIGCONT" && asRoot && child?.pid ? [child.pid] : [];
+    for (const pid of [...serverPids(), ...wrapper]) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // Gone already.
+      }
     }
   };
   const waitExit = async () => {
@@ -120,10 +164,12 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     await new Promise((resolve) => running.once("exit", resolve));
   };
   const kill = async () => {
+    const pids = serverPids();
     signalAll("SIGCONT");
     signalAll("SIGKILL");
     await waitExit();
-    rmSync(join(data, "postmaster.pid"), { force: true });
+    // Every process of the old server gone before a new one may start on the same data.
+    for (let i = 0; i < 100 && pids.some(alive); i++) await sleep(20);
   };
 
   await start();
@@ -137,11 +183,12 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     start,
     async stop() {
       signalAll("SIGCONT");
-      // SIGINT: PostgreSQL's fast shutdown.
-      signalAll("SIGINT");
+      // SIGINT to the postmaster: PostgreSQL's fast shutdown.
+      const [postmaster] = serverPids();
+      if (postmaster !== undefined && alive(postmaster)) process.kill(postmaster, "SIGINT");
       await Promise.race([waitExit(), sleep(5_000)]);
       await kill();
-      rmSync(dir, { recursive: true, force: true });
+      if (!process.env.KEEP_PG) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -17,7 +17,7 @@ export function testRedis(name: string) {
   };
 }
 
-async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
+export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
   let cursor = "0";
   do {
     const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);

@@ -28,8 +28,7 @@ function fakeStore(due: Reminder[]) {
     cancelAll: async (user) => void calls.cancelAll.push(user),
     keepSent: async (r) => void calls.kept.push(r.id),
     sent: async () => null,
-    countRenewal: async () => undefined,
-    counts: async () => ({ sent: 0, renewals: 0 }),
+    sentCount: async () => 0,
   };
   return { store, calls };
 }

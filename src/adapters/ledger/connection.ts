@@ -30,13 +30,12 @@ export interface LedgerOptions {
   log: Log;
   /** How often the database is probed (also while it is down, to notice it is back). */
   probeMs?: number;
-  /** Told of every change of state (the metric). */
-  onState?(up: boolean): void;
 }
 
 export class LedgerConnection {
   readonly db: Kysely<LedgerTables>;
   private up: boolean | undefined;
+  private upSince = 0;
   private probe: NodeJS.Timeout | undefined;
   private closing = false;
   private releaseDataDir: () => void = () => undefined;
@@ -59,8 +58,10 @@ export class LedgerConnection {
       keepAlive: true,
       application_name: "topup-bot",
     });
-    // An idle client's error (a server restart) is an event: without a listener it crashes.
+    // A lost connection is an `error` event, on the pool for an idle client and on the client
+    // itself while a query holds it: without a listener either one crashes the process.
     pool.on("error", (error) => this.mark(false, error));
+    pool.on("connect", (client) => client.on("error", (error) => this.mark(false, error)));
     this.db = new Kysely<LedgerTables>({ dialect: new PostgresDialect({ pool }) });
   }
 
@@ -107,11 +108,13 @@ export class LedgerConnection {
    */
   async run<T>(work: (db: Kysely<LedgerTables>) => Promise<T>): Promise<T> {
     if (this.up === false) throw new LedgerUnavailableError("waiting for it to come back");
+    const started = Date.now();
     try {
       return await work(this.db);
     } catch (error) {
       if (!isUnreachable(error)) throw error;
-      this.mark(false, error);
+      // A failure of work begun before the database came back says nothing new.
+      if (started >= this.upSince) this.mark(false, error);
       throw new LedgerUnavailableError(reasonOf(error));
     }
   }
@@ -135,7 +138,7 @@ export class LedgerConnection {
   private mark(up: boolean, error?: unknown): void {
     if (up === this.up || this.closing) return;
     this.up = up;
-    this.options.onState?.(up);
+    if (up) this.upSince = Date.now();
     if (up) this.options.log.info({}, "the ledger's database is reachable");
     else
       this.options.log.error({ reason: reasonOf(error) }, "the ledger's database is unreachable");

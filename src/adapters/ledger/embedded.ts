@@ -2,7 +2,9 @@
 // nothing installed. Loaded only when DATABASE_URL is unset: it holds about 250 MB of
 // WebAssembly memory even when idle. The bundle leaves PGlite a package (its WebAssembly and
 // data files sit beside its own modules).
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import {
@@ -31,9 +33,39 @@ export function embeddedDialect(dataDir: string | null): PGliteDialect {
   return new SerialPGliteDialect({
     pglite: async () => {
       const { PGlite } = await import("@electric-sql/pglite");
-      return dataDir === null ? new PGlite() : new PGlite(join(dataDir, "ledger"));
+      if (dataDir === null) return new PGlite();
+      const folder = join(dataDir, "ledger");
+      if (!existsSync(join(folder, "PG_VERSION"))) await createApart(folder);
+      return new PGlite(folder);
     },
   });
+}
+
+/**
+ * A new database is made in a short-lived process of its own: PGlite's initdb leaves about
+ * 500 MB of WebAssembly memory behind that the bot would otherwise keep for its whole life
+ * (800 MB instead of 300 MB).
+ */
+async function createApart(folder: string): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      "const { PGlite } = await import(process.env.PGLITE_MODULE);" +
+        "const db = new PGlite(process.env.LEDGER_FOLDER); await db.waitReady; await db.close();",
+    ],
+    {
+      env: {
+        ...process.env,
+        PGLITE_MODULE: import.meta.resolve("@electric-sql/pglite"),
+        LEDGER_FOLDER: folder,
+      },
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+  const [code] = (await once(child, "exit")) as [number | null];
+  if (code !== 0) throw new Error(`could not create the embedded ledger in ${folder}`);
 }
 
 /**

@@ -54,17 +54,18 @@ export class RedisPurchaseImport {
       const { earlierCheckouts = [], ...purchase } = JSON.parse(raw) as RedisPurchase;
       const checkouts = [...earlierCheckouts, ...(purchase.checkout ? [purchase.checkout.id] : [])];
       await this.ledger.adopt(purchase, checkouts);
+      const indices = [
+        record,
+        ...checkouts.map((checkout) => `${this.prefix}purchase-checkout:${checkout}`),
+        `${this.prefix}purchases:buyer:${purchase.buyer}`,
+      ];
+      if (purchase.reference) indices.push(`${this.prefix}purchase-ref:${purchase.reference}`);
+      if (purchase.transaction) {
+        indices.push(`${this.prefix}purchase-txn:${purchase.transaction.txnId}`);
+      }
       await this.redis
         .multi()
-        .del(record)
-        .del(...checkouts.map((checkout) => `${this.prefix}purchase-checkout:${checkout}`))
-        .del(
-          ...[
-            purchase.reference && `${this.prefix}purchase-ref:${purchase.reference}`,
-            purchase.transaction && `${this.prefix}purchase-txn:${purchase.transaction.txnId}`,
-            `${this.prefix}purchases:buyer:${purchase.buyer}`,
-          ].filter((key): key is string => Boolean(key)),
-        )
+        .del(...indices)
         .zrem(`${this.prefix}purchases:open`, id)
         .zrem(`${this.prefix}purchases:untold`, id)
         .exec();

@@ -178,6 +178,18 @@ export class LedgerPurchases implements PurchaseStore {
     );
   }
 
+  async renewalsAfterReminders(): Promise<number> {
+    const row = await this.ledger.run((db) =>
+      db
+        .selectFrom("purchases")
+        .select((eb) => eb.fn.countAll<string>().as("count"))
+        .where("phase", "=", "charged")
+        .where("from_reminder", "=", true)
+        .executeTakeFirst(),
+    );
+    return Number(row?.count ?? 0);
+  }
+
   /**
    * Takes in a record written before the ledger (by the previous release, in Redis) with the
    * checkout tokens it used; false when the ledger has it already.

@@ -12,8 +12,9 @@ async function setting(redis: Redis, name: string): Promise<string> {
 }
 
 /**
- * Whether Redis keeps the purchase records through a restart and under memory pressure: the
- * journal needs AOF (appendfsync everysec or always) and a policy that never evicts it.
+ * Whether Redis keeps what it holds through a restart and under memory pressure (no money:
+ * that is the ledger's; but the users' reminders, saved connections, sessions and broadcasts in
+ * progress): AOF (appendfsync everysec or always) and a policy that never evicts.
  */
 export async function checkDurability(redis: Redis): Promise<DurabilityCheck> {
   let settings: string[];
@@ -29,14 +30,14 @@ export async function checkDurability(redis: Redis): Promise<DurabilityCheck> {
   if (appendonly !== "yes") {
     problems.push(
       save.trim() === ""
-        ? 'no persistence (appendonly no, save ""): a restart of Redis loses every purchase'
-        : "appendonly no: a restart of Redis loses the purchases since the last snapshot",
+        ? 'no persistence (appendonly no, save ""): a restart of Redis loses every reminder and session'
+        : "appendonly no: a restart of Redis loses what changed since the last snapshot",
     );
   } else if (fsync === "no") {
-    problems.push("appendfsync no: a crash of the machine can lose recent purchases");
+    problems.push("appendfsync no: a crash of the machine can lose recent changes");
   }
   if (policy.startsWith("allkeys-")) {
-    problems.push(`maxmemory-policy ${policy}: purchase records can be evicted`);
+    problems.push(`maxmemory-policy ${policy}: reminders and sessions can be evicted`);
   }
   return problems.length === 0 ? { kind: "durable" } : { kind: "at-risk", problems };
 }

@@ -23,7 +23,7 @@ export function redisKeys(prefix: string) {
     reminder: (id: string) => `${prefix}reminder:${id}`,
     reminderSent: (id: string) => `${prefix}reminder-sent:${id}`,
     remindersDue: `${prefix}reminders:due`,
-    reminderCount: (what: "sent" | "renewals") => `${prefix}reminders:count:${what}`,
+    remindersSentCount: `${prefix}reminders:count:sent`,
     remindersOfUser: (user: number | "") => `${prefix}reminders:user:${user}`,
     purchaseInFlight: (buyer: number) => `${prefix}inflight:${buyer}`,
     /** Provider alerts sent (one instance sends each), and the outage they are about. */
@@ -51,6 +51,8 @@ export function redisKeys(prefix: string) {
     pollingTurn: `${prefix}polling-turn`,
     /** Customer lookups a user made in the current window (LOOKUP_LIMIT). */
     lookups: (userId: number) => `${prefix}lookups:${userId}`,
+    /** A day's daily report to one admin: claimed while it is sent, then marked sent. */
+    dailyReport: (day: string, admin: number) => `${prefix}daily-report:${day}:${admin}`,
     /** Prefix of BullMQ's own keys. */
     queuePrefix: `${prefix}bull`,
   };

@@ -84,20 +84,12 @@ export class RedisReminders implements ReminderStore {
     await this.redis
       .multi()
       .set(this.keys.reminderSent(reminder.id), JSON.stringify(reminder), "EX", SENT_KEPT_SECONDS)
-      .incr(this.keys.reminderCount("sent"))
+      .incr(this.keys.remindersSentCount)
       .exec();
   }
 
-  async countRenewal(): Promise<void> {
-    await this.redis.incr(this.keys.reminderCount("renewals"));
-  }
-
-  async counts(): Promise<{ sent: number; renewals: number }> {
-    const [sent, renewals] = await this.redis.mget(
-      this.keys.reminderCount("sent"),
-      this.keys.reminderCount("renewals"),
-    );
-    return { sent: Number(sent ?? 0), renewals: Number(renewals ?? 0) };
+  async sentCount(): Promise<number> {
+    return Number((await this.redis.get(this.keys.remindersSentCount)) ?? 0);
   }
 
   async sent(id: string): Promise<Reminder | null> {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FluentBundle, FluentResource } from "@fluent/bundle";
 import type { MiddlewareFn } from "grammy";
+import type { SubscriberStore } from "../../domain/subscribers.js";
 import { type BotContext, LOCALES, type Locale } from "../context.js";
 import type { Translate } from "./labels.js";
 
@@ -90,5 +91,20 @@ export class Translator {
       ctx.t = (key, variables) => this.t(localeOf(ctx), key, variables);
       return next();
     };
+  }
+}
+
+/**
+ * The language a user last spoke to the bot in, as the subscriber registry has it, for messages
+ * sent outside their updates; English when unknown or unreadable (Redis may be what failed).
+ */
+export async function registeredLanguage(
+  subscribers: Pick<SubscriberStore, "get">,
+  userId: number,
+): Promise<string> {
+  try {
+    return (await subscribers.get(userId))?.language ?? FALLBACK;
+  } catch {
+    return FALLBACK;
   }
 }

@@ -18,7 +18,14 @@ import {
   editMessageText,
 } from "./edit.js";
 import type { MethodHandler } from "./method-call.js";
-import { copyMessage, forwardMessage, sendChatAction, sendMessage, sendPhoto } from "./send.js";
+import {
+  copyMessage,
+  forwardMessage,
+  sendChatAction,
+  sendDocument,
+  sendMessage,
+  sendPhoto,
+} from "./send.js";
 import { deleteWebhook, getWebhookInfo, setWebhook } from "./webhook.js";
 
 const METHODS: Record<string, MethodHandler> = {
@@ -35,6 +42,7 @@ const METHODS: Record<string, MethodHandler> = {
   setChatMenuButton: acknowledge,
   sendMessage,
   sendPhoto,
+  sendDocument,
   copyMessage,
   forwardMessage,
   sendChatAction,

@@ -1,7 +1,7 @@
-// Methods that post into a chat: sendMessage, sendPhoto, copyMessage, forwardMessage and
-// sendChatAction.
+// Methods that post into a chat: sendMessage, sendPhoto, sendDocument, copyMessage,
+// forwardMessage and sendChatAction.
 
-import type { Message, MessageEntity, PhotoSize } from "grammy/types";
+import type { Document, Message, MessageEntity, PhotoSize } from "grammy/types";
 import { badRequest } from "../api-error.js";
 import {
   asReplyMessage,
@@ -54,6 +54,18 @@ export function sendPhoto(call: MethodCall): Message {
   const caption = readCaption(call.params, call.world.findUser);
   return post(call, log, {
     photo,
+    caption: caption.text || undefined,
+    caption_entities: entitiesField(caption.entities),
+  });
+}
+
+/** An uploaded document keeps its bytes (emulator.file(id).upload) for tests to read. */
+export function sendDocument(call: MethodCall): Message {
+  const log = targetChat(call);
+  const document = readDocument(call);
+  const caption = readCaption(call.params, call.world.findUser);
+  return post(call, log, {
+    document,
     caption: caption.text || undefined,
     caption_entities: entitiesField(caption.entities),
   });
@@ -160,4 +172,22 @@ function readPhoto(call: MethodCall): PhotoSize[] {
       height: PHOTO_HEIGHT,
     },
   ];
+}
+
+function readDocument(call: MethodCall): Document {
+  const { world, params } = call;
+  const upload = params.upload("document");
+  const given = params.string("document") ?? "";
+  let fileId: string;
+  if (upload) fileId = world.registerFile({ upload });
+  else if (/^https?:\/\//i.test(given)) fileId = world.registerFile({ url: given });
+  else if (given !== "" && !given.startsWith("attach://")) fileId = given;
+  else throw badRequest("there is no document in the request");
+  const file = world.files.get(fileId);
+  return {
+    file_id: fileId,
+    file_unique_id: world.uniqueFileId(fileId),
+    file_name: file?.upload?.filename,
+    file_size: file?.upload?.bytes.length,
+  };
 }

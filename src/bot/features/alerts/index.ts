@@ -4,7 +4,7 @@ import type { Api } from "grammy";
 import type { Log } from "../../../domain/ports.js";
 import type { AlertChannel, ProviderAlert } from "../../../domain/provider-health.js";
 import type { SubscriberStore } from "../../../domain/subscribers.js";
-import type { Translator } from "../../shared/i18n.js";
+import { registeredLanguage, type Translator } from "../../shared/i18n.js";
 
 export interface AlertRecipients {
   adminUserIds: number[];
@@ -28,7 +28,9 @@ export class TelegramAlerts implements AlertChannel {
     };
     const text = (language: string) => this.i18n.t(language, `alert-${alert.kind}`, variables);
     const chats = [
-      ...this.recipients.adminUserIds.map(async (id) => [id, await this.languageOf(id)] as const),
+      ...this.recipients.adminUserIds.map(
+        async (id) => [id, await registeredLanguage(this.subscribers, id)] as const,
+      ),
       // Groups have no language of their own: the bot's default.
       ...this.recipients.supportChatIds.map(async (id) => [id, "en"] as const),
     ];
@@ -41,14 +43,5 @@ export class TelegramAlerts implements AlertChannel {
     const failed = sent.filter((result) => result.status === "rejected").length;
     if (failed > 0) this.log.warn({ failed, alert: alert.kind }, "some operators were not alerted");
     if (failed === sent.length && sent.length > 0) throw new Error("no operator could be alerted");
-  }
-
-  /** The admin's language as the registry knows it (Redis may be what is failing). */
-  private async languageOf(id: number): Promise<string> {
-    try {
-      return (await this.subscribers.get(id))?.language ?? "en";
-    } catch {
-      return "en";
-    }
   }
 }

@@ -51,7 +51,11 @@ export function createReminders(deps: BotDeps): Composer<BotContext> {
       await ctx.reply(ctx.t("not-allowed"));
       return;
     }
-    await ctx.reply(ctx.t("reminder-stats", await deps.reminders.counts()));
+    const [sent, renewals] = await Promise.all([
+      deps.reminders.sentCount(),
+      deps.purchases.renewalsAfterReminders(),
+    ]);
+    await ctx.reply(ctx.t("reminder-stats", { sent, renewals }));
   });
 
   chat.command("reminders", async (ctx) => {

@@ -1,0 +1,93 @@
+// Finance reports for the admins: what the purchases of a period add up to, read from the
+// ledger (never from Redis: the ledger is the record of money). A purchase belongs to the day
+// it was confirmed on (its creation), counted in the provider's time zone.
+import type { ServiceKind } from "./model.js";
+import type { Amount } from "./money.js";
+
+/** Calendar days in the provider's zone, ISO ("2026-11-01"), both included. */
+export interface ReportPeriod {
+  first: string;
+  last: string;
+}
+
+/**
+ * What became of a purchase, as a report counts it. "declined" (the provider refused it) is
+ * kept apart from the other not-charged purchases (nothing was sent, or it did not happen);
+ * "unknown" is requested or unknown (only txn-status can tell); "pending" was not sent yet
+ * (created, token taken: seconds long).
+ */
+export const REPORT_OUTCOMES = [
+  "charged",
+  "declined",
+  "not-charged",
+  "unknown",
+  "pending",
+] as const;
+export type ReportOutcome = (typeof REPORT_OUTCOMES)[number];
+
+/** A count and the exact sum of the amounts counted. */
+export interface Totals {
+  count: number;
+  sum: Amount;
+}
+
+/** How many bouquets the summary ranks. */
+export const BEST_SELLERS = 10;
+
+export interface ReportSummary {
+  /** The period's purchases by outcome; the charged amount for charged ones, the price otherwise. */
+  outcomes: Record<ReportOutcome, Totals>;
+  /** Charged purchases by service. */
+  services: Record<ServiceKind, Totals>;
+  /** The best-selling bouquets (charged), most sold first. */
+  bouquets: (Totals & { code: string; name: string })[];
+  /** Purchases open right now, whatever their day: created, token taken, requested, unknown. */
+  open: Totals;
+}
+
+/** One purchase as the report's file lists it: no customer name, no phone number. */
+export interface ReportRow {
+  id: string;
+  /** When it was confirmed (epoch ms). */
+  at: number;
+  buyer: number;
+  customerId: string;
+  service: ServiceKind;
+  connectionId: string;
+  bouquetCode: string;
+  bouquetName: string;
+  amount: Amount;
+  checkoutId: string | null;
+  txnId: string | null;
+  reference: string | null;
+  outcome: ReportOutcome;
+}
+
+/** The charged sum of one day. */
+export interface DaySales {
+  day: string;
+  sum: Amount;
+}
+
+/** The ledger, as reports read it (adapters/ledger/reports.ts). */
+export interface ReportSource {
+  /** Counted and summed by the database. */
+  summary(period: ReportPeriod): Promise<ReportSummary>;
+  /** The period's purchases, oldest first, read a page at a time as they are consumed. */
+  rows(period: ReportPeriod): AsyncIterable<ReportRow>;
+  /** Every day of the period with its charged sum (zero when nothing was sold). */
+  dailySales(period: ReportPeriod): Promise<DaySales[]>;
+}
+
+export type DailyReportClaim =
+  /** This caller sends it now; the claim lapses by itself if it never says "sent". */
+  | "claimed"
+  /** Another caller holds the claim: look again later. */
+  | "taken"
+  | "sent";
+
+/** Which daily reports went out to whom, across instances and restarts. */
+export interface DailyReportMarks {
+  claim(day: string, admin: number, leaseMs: number): Promise<DailyReportClaim>;
+  markSent(day: string, admin: number): Promise<void>;
+}
