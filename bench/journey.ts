@@ -175,14 +175,22 @@ async function concurrentUsers(users: number, latencyMs: number) {
     const started = performance.now();
     const results = await Promise.all(Array.from({ length: users }, (_, i) => journey(20_000 + i)));
     const wall = performance.now() - started;
-    // Less the counting query itself and the idle work (reconciliation, leases) during the run.
+    // The receipts are out; each purchase's last write (told) may still be under way.
+    const charged = async () => {
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      return Number(/bot_purchases_total\{outcome="charged",reason=""\} (\d+)/.exec(metrics)?.[1]);
+    };
+    let purchases = await charged();
+    for (let waited = 0; purchases < users && waited < 60_000; waited += 200) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      purchases = await charged();
+    }
+    // Less the counting queries themselves; the idle work (reconciliation, leases) is included.
     const statements = (await statementsRun(processes.databaseUrl)) - statementsBefore - 2;
-    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    const purchases = /bot_purchases_total\{outcome="charged",reason=""\} (\d+)/.exec(metrics)?.[1];
     return {
       completed: results.length,
       topups: sandbox.topups.length,
-      purchases: Number(purchases),
+      purchases,
       statements,
       wall,
       toMenu: spread(results.map((r) => r.toMenu)),

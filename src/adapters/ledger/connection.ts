@@ -21,10 +21,14 @@ class LedgerUnavailableError extends Error {
   }
 }
 
-/** SQLSTATE classes and codes that say "the server could not be reached or went away". */
+/**
+ * SQLSTATE classes and codes, and client messages, that say "the server could not be reached or
+ * went away". Not pg's "timeout exceeded when trying to connect": that is the pool's own queue
+ * being full (a burst), not an outage.
+ */
 const UNREACHABLE_CODES = /^(08|57P0[1-4]|53300|57014)/;
 const UNREACHABLE_MESSAGES =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|Connection terminated|connection timeout|timeout exceeded|Query read timeout|Client has encountered a connection error|the database system is|terminating connection/i;
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|Connection terminated|connection timeout|Query read timeout|Client has encountered a connection error|the database system is|terminating connection/i;
 
 export interface LedgerOptions {
   log: Log;
@@ -54,7 +58,8 @@ export class LedgerConnection {
       statement_timeout: target.statementTimeoutMs,
       // A server that stopped answering (paused, partitioned) never ends a statement itself.
       query_timeout: target.statementTimeoutMs + 1_000,
-      connectionTimeoutMillis: Math.max(1_000, Math.min(target.statementTimeoutMs, 5_000)),
+      // Also how long a burst's statement may wait for a free connection of the pool.
+      connectionTimeoutMillis: target.statementTimeoutMs + 1_000,
       keepAlive: true,
       application_name: "topup-bot",
     });

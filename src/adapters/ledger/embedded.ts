@@ -2,7 +2,6 @@
 // nothing installed. Loaded only when DATABASE_URL is unset: it holds about 250 MB of
 // WebAssembly memory even when idle. The bundle leaves PGlite a package (its WebAssembly and
 // data files sit beside its own modules).
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
@@ -47,6 +46,8 @@ export function embeddedDialect(dataDir: string | null): PGliteDialect {
  * (800 MB instead of 300 MB).
  */
 async function createApart(folder: string): Promise<void> {
+  // Imported here: a bot on PostgreSQL never loads it (about 1 MB of idle memory).
+  const { spawn } = await import("node:child_process");
   const child = spawn(
     process.execPath,
     [

@@ -28,62 +28,61 @@ export class LedgerPurchases implements PurchaseStore {
     private readonly actor: string,
   ) {}
 
-  create(purchase: Purchase, leaseMs: number): Promise<Creation> {
+  /** One statement: the row and its first event, or nothing when the intent or buyer is taken. */
+  async create(purchase: Purchase, leaseMs: number): Promise<Creation> {
     const token = newLeaseToken();
-    return this.ledger.run((db) =>
-      db.transaction().execute(async (tx) => {
-        const inserted = await tx
-          .insertInto("purchases")
-          .values({
-            ...toRow(purchase),
-            due_at: new Date(purchase.createdAt),
-            lease_owner: token,
-            lease_until: leaseUntil(leaseMs),
-          })
-          .onConflict((conflict) => conflict.doNothing())
-          .returning("id")
-          .executeTakeFirst();
-        if (!inserted) {
-          const taken = await tx
-            .selectFrom("purchases")
-            .select("id")
-            .where("id", "=", purchase.id)
-            .executeTakeFirst();
-          return { kind: taken ? "duplicate" : "busy" } as const;
-        }
-        await this.event(tx, purchase, null);
-        const lease = new RowLease(() => this.ledger.db, purchase.id, token, leaseMs);
-        return { kind: "created", lease } as const;
-      }),
+    const created = await this.ledger.run((db) =>
+      db
+        .with("created", (q) =>
+          q
+            .insertInto("purchases")
+            .values({
+              ...toRow(purchase),
+              due_at: new Date(purchase.createdAt),
+              lease_owner: token,
+              lease_until: leaseUntil(leaseMs),
+            })
+            .onConflict((conflict) => conflict.doNothing())
+            .returning("id"),
+        )
+        .insertInto("purchase_events")
+        .columns(["purchase_id", "from_phase", "to_phase", "told", "reason", "actor"])
+        .expression((eb) =>
+          eb
+            .selectFrom("created")
+            .select([
+              "created.id",
+              sql<null>`null`.as("from_phase"),
+              eb.val(purchase.phase).as("to_phase"),
+              eb.val(purchase.told).as("told"),
+              eb.val(purchase.reason).as("reason"),
+              eb.val(this.actor).as("actor"),
+            ]),
+        )
+        .returning("purchase_id")
+        .executeTakeFirst(),
     );
+    if (created) {
+      return {
+        kind: "created",
+        lease: new RowLease(() => this.ledger.db, purchase.id, token, leaseMs),
+      };
+    }
+    const taken = await this.ledger.run((db) =>
+      db.selectFrom("purchases").select("id").where("id", "=", purchase.id).executeTakeFirst(),
+    );
+    return { kind: taken ? "duplicate" : "busy" };
   }
 
-  takeCheckout(purchase: Purchase): Promise<boolean> {
+  async takeCheckout(purchase: Purchase): Promise<boolean> {
     const checkoutId = purchase.checkout?.id;
     if (!checkoutId) throw new Error("no checkout token to take");
-    return this.ledger.run((db) =>
-      db.transaction().execute(async (tx) => {
-        await tx
-          .insertInto("purchase_checkouts")
-          .values({ checkout_id: checkoutId, purchase_id: purchase.id, taken_at: new Date() })
-          .onConflict((conflict) => conflict.doNothing())
-          .execute();
-        const owner = await tx
-          .selectFrom("purchase_checkouts")
-          .select("purchase_id")
-          .where("checkout_id", "=", checkoutId)
-          .executeTakeFirst();
-        if (owner?.purchase_id !== purchase.id) return false;
-        await this.write(tx, purchase);
-        return true;
-      }),
-    );
+    return (await this.ledger.run((db) => this.write(db, purchase, undefined, checkoutId))) === 1;
   }
 
   async save(purchase: Purchase, dueAt?: number): Promise<void> {
-    await this.ledger.run((db) =>
-      db.transaction().execute((tx) => this.write(tx, purchase, dueAt)),
-    );
+    const rows = await this.ledger.run((db) => this.write(db, purchase, dueAt));
+    if (rows !== 1) throw new Error("no such purchase in the ledger");
   }
 
   get(id: string): Promise<Purchase | null> {
@@ -224,23 +223,98 @@ export class LedgerPurchases implements PurchaseStore {
     );
   }
 
-  /** The row as the purchase now is, and an event when its phase or "told" moved. */
-  private async write(tx: Transaction<LedgerTables>, purchase: Purchase, dueAt?: number) {
-    const before = await tx
-      .selectFrom("purchases")
-      .select(["phase", "told", "due_at"])
-      .where("id", "=", purchase.id)
-      .forUpdate()
+  /**
+   * The row as the purchase now is, and an event when its phase or "told" moved: one statement,
+   * so one round trip and atomic by itself. With `bind`, the checkout token is bound to this
+   * purchase first, and nothing is written when another purchase has it. Returns the rows
+   * written (0 or 1).
+   */
+  private async write(
+    db: Kysely<LedgerTables>,
+    purchase: Purchase,
+    dueAt?: number,
+    bind?: string,
+  ): Promise<number> {
+    const due = dueAt === undefined ? null : new Date(dueAt);
+    const written = await db
+      .with("bound", (q) =>
+        q
+          .insertInto("purchase_checkouts")
+          .columns(["checkout_id", "purchase_id", "taken_at"])
+          .expression(
+            q
+              .selectNoFrom((eb) => [
+                eb.val(bind ?? null).as("checkout_id"),
+                eb.val(purchase.id).as("purchase_id"),
+                sql<Date>`now()`.as("taken_at"),
+              ])
+              // Without a token to bind, nothing is inserted.
+              .where(sql<boolean>`${bind ?? null}::text IS NOT NULL`),
+          )
+          .onConflict((conflict) => conflict.doNothing())
+          .returning("purchase_id"),
+      )
+      .with("before", (q) =>
+        q
+          .selectFrom("purchases")
+          .select(["id", "phase", "told", "due_at"])
+          .where("id", "=", purchase.id)
+          .$if(bind !== undefined, (select) =>
+            // The token is this purchase's: just bound, or bound before by this one.
+            select.where((eb) =>
+              eb.or([
+                eb.exists(eb.selectFrom("bound").select("bound.purchase_id")),
+                eb.exists(
+                  eb
+                    .selectFrom("purchase_checkouts")
+                    .select("purchase_checkouts.purchase_id")
+                    .where("purchase_checkouts.checkout_id", "=", bind ?? "")
+                    .where("purchase_checkouts.purchase_id", "=", purchase.id),
+                ),
+              ]),
+            ),
+          )
+          .forUpdate(),
+      )
+      .with("changed", (q) =>
+        q
+          .updateTable("purchases")
+          .set({
+            ...toRow(purchase),
+            due_at: isOpen(purchase)
+              ? sql<Date>`coalesce(${due}::timestamptz, before.due_at, now())`
+              : null,
+          })
+          .from("before")
+          .whereRef("purchases.id", "=", "before.id")
+          .returning(["before.phase as from_phase", "before.told as from_told"]),
+      )
+      .with("event", (q) =>
+        q
+          .insertInto("purchase_events")
+          .columns(["purchase_id", "from_phase", "to_phase", "told", "reason", "actor"])
+          .expression((eb) =>
+            eb
+              .selectFrom("changed")
+              .select([
+                eb.val(purchase.id).as("purchase_id"),
+                "changed.from_phase",
+                eb.val(purchase.phase).as("to_phase"),
+                eb.val(purchase.told).as("told"),
+                eb.val(purchase.reason).as("reason"),
+                eb.val(this.actor).as("actor"),
+              ])
+              .where(
+                sql<boolean>`changed.from_phase IS DISTINCT FROM ${purchase.phase}::text
+                  OR changed.from_told IS DISTINCT FROM ${purchase.told}::text`,
+              ),
+          )
+          .returning("purchase_id"),
+      )
+      .selectFrom("changed")
+      .select(sql<string>`count(*)`.as("rows"))
       .executeTakeFirst();
-    const due = isOpen(purchase)
-      ? new Date(dueAt ?? before?.due_at?.getTime() ?? Date.now())
-      : null;
-    const row = { ...toRow(purchase), due_at: due };
-    if (!before) throw new Error("no such purchase in the ledger");
-    await tx.updateTable("purchases").set(row).where("id", "=", purchase.id).execute();
-    if (before.phase !== purchase.phase || before.told !== purchase.told) {
-      await this.event(tx, purchase, before.phase);
-    }
+    return Number(written?.rows ?? 0);
   }
 
   private async event(tx: Db, purchase: Purchase, fromPhase: string | null): Promise<void> {
