@@ -1,7 +1,3 @@
-import { createRequire } from "node:module";
-
-const require = createRequire(import.meta.url);
-
 import { type ChildProcess, spawn } from "node:child_process";
 import { createSandbox, type Sandbox, type SandboxOptions } from "../../tools/sandbox/server.js";
 import {
@@ -110,9 +106,6 @@ export async function startProcessStack(
       let output = "";
       child.stdout?.on("data", (chunk) => (output += String(chunk)));
       child.stderr?.on("data", (chunk) => (output += String(chunk)));
-      child.on("exit", () =>
-        require("node:fs").writeFileSync(`/tmp/botout-${child.pid}.log`, output),
-      );
       return {
         child,
         logs: () =>

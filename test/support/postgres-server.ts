@@ -188,6 +188,7 @@ export async function startOwnPostgres(settings: string[] = []): Promise<OwnPost
       if (postmaster !== undefined && alive(postmaster)) process.kill(postmaster, "SIGINT");
       await Promise.race([waitExit(), sleep(5_000)]);
       await kill();
+      // KEEP_PG=1 keeps the data folder and its postgres.log, for reading after a failed run.
       if (!process.env.KEEP_PG) rmSync(dir, { recursive: true, force: true });
     },
   };
