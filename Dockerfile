@@ -42,6 +42,10 @@ ENV NODE_OPTIONS="--max-semi-space-size=8 --max-old-space-size=96"
 # them fragmented. Two arenas keep about 4 MB off the idle RSS at no measurable cost.
 ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
+# Without DATABASE_URL the ledger is embedded (one instance only): its files go to /data, where
+# a volume belongs. Production runs PostgreSQL (README, "The ledger").
+RUN mkdir -p /data && chown node:node /data
+ENV DATA_DIR=/data
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist

@@ -9,14 +9,9 @@ import { expectReply } from "../support/chat.js";
 import { freePort } from "../support/ports.js";
 import { type OwnPostgres, startOwnPostgres } from "../support/postgres-server.js";
 import { type OwnRedis, startOwnRedis } from "../support/redis-server.js";
+import { httpStatus, until } from "../support/wait.js";
 
 const logged = (bot: BotProcess, msg: string) => bot.logs().filter((line) => line.msg === msg);
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
-  for (const started = Date.now(); !(await check()); await sleep(50)) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-  }
-}
 
 /** The ledger's rows of one buyer, as finance would read them. */
 async function ledgerRows(databaseUrl: string, buyer: number) {
@@ -57,7 +52,7 @@ describe("a top-up in flight when the bot is killed and Redis comes back empty",
     await expectReply(user, () => user.press(/Renew/), "Please confirm");
     sandbox.setFault("subscription-package-topup", { kind: "hang-then-succeed", ms: 60_000 });
     user.press(/Confirm/);
-    await until("the top-up at the provider", () => sandbox.topups.length === 1);
+    await until(() => sandbox.topups.length === 1, 10_000);
     first.child.kill("SIGKILL");
     await first.exited;
     // Redis restarts without its data: sessions, locks and the polling turn are gone.
@@ -98,14 +93,14 @@ describe("PostgreSQL failing under a running bot", () => {
       RECONCILE_INTERVAL_SECONDS: "1",
       DATABASE_STATEMENT_TIMEOUT_MS: "1000",
     });
-    await until("the bot's start", () => logged(bot, "bot started").length === 1, 20_000);
+    await until(() => logged(bot, "bot started").length === 1, 20_000);
   }, 40_000);
   afterAll(async () => {
     await stack.stop();
     await postgres.stop();
   });
 
-  const readyz = async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status;
+  const readyz = () => httpStatus(`http://127.0.0.1:${port}/readyz`);
   const databaseUp = async () => {
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     return /^bot_database_up (\d)/m.exec(metrics)?.[1];
@@ -115,7 +110,7 @@ describe("PostgreSQL failing under a running bot", () => {
     const { sandbox, emulator } = stack;
     const user = emulator.user({ id: 6300, first_name: "Pg", language_code: "en" });
     await postgres.kill();
-    await until("the outage noticed", async () => (await readyz()) === 503, 5_000);
+    await until(async () => (await readyz()) === 503, 5_000);
     expect(await databaseUp()).toBe("0");
 
     // Browsing needs only Redis and the provider.
@@ -128,7 +123,7 @@ describe("PostgreSQL failing under a running bot", () => {
 
     await sleep(2_500); // several probes fail: still one line
     await postgres.start();
-    await until("the database back", async () => (await readyz()) === 200, 10_000);
+    await until(async () => (await readyz()) === 200, 10_000);
     expect(await databaseUp()).toBe("1");
     expect(logged(bot, "the ledger's database is unreachable")).toHaveLength(1);
     expect(logged(bot, "the ledger's database is unreachable")[0]?.level).toBe(50);
@@ -154,19 +149,16 @@ describe("PostgreSQL failing under a running bot", () => {
     const before = topupCalls();
     user.press(/Confirm/);
     // "requested" is written before the call leaves; then the database goes away.
-    await until("the top-up request", () => topupCalls() > before);
+    await until(() => topupCalls() > before, 10_000);
     await postgres.kill();
     await receipt;
     expect(sandbox.topups).toHaveLength(2);
-    await until("the outcome kept", () =>
-      bot.logs().some((l) => l.msg === "purchase outcome kept in memory until the store is back"),
-    );
-    await postgres.start();
     await until(
-      "the outcome written",
-      () => logged(bot, "purchase outcomes written after all").length > 0,
+      () => logged(bot, "purchase outcome kept in memory until the store is back").length > 0,
       10_000,
     );
+    await postgres.start();
+    await until(() => logged(bot, "purchase outcomes written after all").length > 0, 10_000);
     expect(await ledgerRows(stack.databaseUrl, user.chatId)).toMatchObject([
       { phase: "charged", told: "charged" },
     ]);
@@ -187,14 +179,14 @@ describe("PostgreSQL failing under a running bot", () => {
       postgres.resume();
     }
     expect(sandbox.topups).toHaveLength(before);
-    await until("the database back", async () => (await readyz()) === 200, 10_000);
+    await until(async () => (await readyz()) === 200, 10_000);
     // A statement cut off by the pause may still have been committed: such a purchase never
     // left for the provider, and reconciliation settles it "not charged" once its lease lapses.
     const settled = async () =>
       (await ledgerRows(stack.databaseUrl, user.chatId)).every(
         (row) => row.phase === "not-charged",
       );
-    await until("the buyer's purchases settled", settled, 10_000);
+    await until(settled, 10_000);
     expect(sandbox.topups).toHaveLength(before);
   }, 30_000);
 });
@@ -215,15 +207,15 @@ describe("two instances on one database, one killed mid-purchase", () => {
       LOG_LEVEL: "info",
     };
     const a = stack.startBot(env);
-    await until("a polls", () => logged(a, "this instance polls Telegram").length > 0, 20_000);
+    await until(() => logged(a, "this instance polls Telegram").length > 0, 20_000);
     const b = stack.startBot(env);
-    await until("b started", () => logged(b, "bot started").length > 0, 20_000);
+    await until(() => logged(b, "bot started").length > 0, 20_000);
     const user = emulator.user({ id: 6400, first_name: "Tw", language_code: "en" });
     await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package", 10_000);
     await expectReply(user, () => user.press(/Renew/), "Please confirm");
     sandbox.setFault("subscription-package-topup", { kind: "hang-then-succeed", ms: 60_000 });
     user.press(/Confirm/);
-    await until("the top-up at the provider", () => sandbox.topups.length === 1);
+    await until(() => sandbox.topups.length === 1, 10_000);
     a.child.kill("SIGKILL");
     sandbox.clearFaults();
     await user.waitForText("Top-up successful", { timeoutMs: 15_000 });

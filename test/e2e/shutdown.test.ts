@@ -8,18 +8,9 @@ import { type BotProcess, type ProcessStack, startProcessStack } from "../suppor
 import { expectReply } from "../support/chat.js";
 import { freePort } from "../support/ports.js";
 import { type OwnRedis, startOwnRedis } from "../support/redis-server.js";
-import { httpStatus, until } from "../support/wait.js";
+import { alive, httpStatus, until } from "../support/wait.js";
 
 const status = (port: number, path: string) => httpStatus(`http://127.0.0.1:${port}${path}`);
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Sends every signal, in order, a little apart. */
 function signal(bot: BotProcess, signals: NodeJS.Signals[], group: boolean): void {

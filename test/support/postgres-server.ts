@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { freePort } from "./ports.js";
+import { alive } from "./wait.js";
 
 export interface OwnPostgres {
   /** postgres://… of the server's `postgres` database. */
@@ -55,15 +56,6 @@ function readFirstLine(path: string): string {
     return readFileSync(path, "utf8").split("\n")[0] ?? "";
   } catch {
     return "";
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -23,3 +23,13 @@ export async function httpStatus(url: string, init?: RequestInit): Promise<numbe
     return 0;
   }
 }
+
+/** Whether a process with this PID still runs. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
