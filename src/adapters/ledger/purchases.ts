@@ -1,5 +1,5 @@
 // Purchases in the ledger: one row each, its checkout tokens, and an event for every change of
-// phase, written in the same transaction as the change. The database holds the rules it can:
+// phase, written in the same statement as the change. The database holds the rules it can:
 // one row per intent, one purchase in flight per buyer, a token bound to one purchase.
 import {
   type Kysely,
