@@ -118,6 +118,27 @@ const variables = z.object({
   DATABASE_POOL_SIZE: wholeNumber(10, 2, 500, "connections"),
   DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(5_000, 100, 600_000, "milliseconds"),
   DATA_DIR: z.preprocess(unsetIfEmpty, z.string().default("./data")),
+  PAYMENT_MODE: z.preprocess(
+    unsetIfEmpty,
+    z.enum(["none", "telegram", "khalti"], {
+      error:
+        "required: none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only), telegram or khalti",
+    }),
+  ),
+  TOPUP_USER_IDS: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\s*(\*|\d+(\s*,\s*\d+)*)\s*$/, {
+        error: "must be * or a comma-separated list of numeric Telegram user ids",
+      })
+      .transform((list) =>
+        list.trim() === "*"
+          ? ("everyone" as const)
+          : list.split(",").map((id) => Number(id.trim())),
+      )
+      .optional(),
+  ),
   ADMIN_USER_IDS: idList("Telegram user ids"),
   DAILY_REPORT_AT: z.preprocess(
     unsetIfEmpty,
@@ -208,6 +229,21 @@ const variables = z.object({
 });
 
 const environment = variables.superRefine((e, context) => {
+  if (e.PAYMENT_MODE !== undefined && e.PAYMENT_MODE !== "none") {
+    context.addIssue({
+      code: "custom",
+      path: ["PAYMENT_MODE"],
+      message: `${e.PAYMENT_MODE}: paying in the bot is not available in this release yet; use none with TOPUP_USER_IDS`,
+    });
+  }
+  if (e.PAYMENT_MODE === "none" && e.TOPUP_USER_IDS === undefined) {
+    context.addIssue({
+      code: "custom",
+      path: ["TOPUP_USER_IDS"],
+      message:
+        "required with PAYMENT_MODE=none: the Telegram user ids allowed to top up (the operator pays the provider for them), or * for everyone",
+    });
+  }
   if (e.WEBHOOK_URL !== undefined && e.WEBHOOK_SECRET === undefined) {
     context.addIssue({
       code: "custom",
@@ -309,6 +345,8 @@ const schema = environment.transform((e) => ({
     progressIntervalMs: e.BROADCAST_PROGRESS_SECONDS * 1000,
     lockMs: e.BROADCAST_LOCK_SECONDS * 1000,
   },
+  /** Who may top up: nobody pays in the bot (PAYMENT_MODE=none), so only these users. */
+  topupUsers: e.TOPUP_USER_IDS ?? [],
   adminUserIds: e.ADMIN_USER_IDS,
   /** Yesterday's report to every admin at this time of day; undefined: off. */
   dailyReportAt: e.DAILY_REPORT_AT,

@@ -135,6 +135,7 @@ lookup-limited = Too many attempts to find a customer. Please try again at { $ti
 provider-unavailable = Sorry, the provider's service is not available right now. Nothing was charged. Please try again in a few minutes.
 topups-paused = Top-ups are paused for now: the provider is not accepting our requests. Our team has been told. Nothing was charged.
 purchase-interrupted = Sorry, your top-up could not be sent because of a problem on our side. <b>Nothing was charged.</b> Please try again.
+topup-agents-only = Sorry, top-ups in this bot are for the provider's registered agents. Please ask your agent or the provider to renew your package.
 store-unavailable = Sorry, the bot is temporarily unavailable. Nothing was charged. Please try again in a moment.
 
 ## Everywhere

@@ -59,6 +59,8 @@ export function botEnvironment(
     REDIS_URL: stores.redisUrl ?? TEST_REDIS_URL,
     REDIS_KEY_PREFIX: stores.redisPrefix,
     DATABASE_URL: stores.databaseUrl,
+    PAYMENT_MODE: "none",
+    TOPUP_USER_IDS: "*",
     TELEGRAM_POLL_TIMEOUT_SECONDS: "1",
   };
 }

@@ -50,6 +50,8 @@ export async function startStack(
     RECONCILE_INTERVAL_SECONDS: "1",
     PROVIDER_PROBE_SECONDS: "1",
     CURRENCY: "NPR",
+    PAYMENT_MODE: "none",
+    TOPUP_USER_IDS: "*",
     LOG_LEVEL: "debug",
     ...env,
   };

@@ -7,6 +7,8 @@ const valid = {
   BOT_TOKEN: "123456:secret-bot-token",
   PROVIDER_BASE_URL: "http://127.0.0.1:8090/staging/",
   PROVIDER_TOKEN: "secret-provider-token",
+  PAYMENT_MODE: "none",
+  TOPUP_USER_IDS: "*",
 };
 
 function problemsOf(env: Record<string, string>): string[] {
@@ -103,7 +105,26 @@ describe("loadConfig", () => {
       "BOT_TOKEN",
       "PROVIDER_BASE_URL",
       "PROVIDER_TOKEN",
+      "PAYMENT_MODE",
     ]);
+  });
+
+  it("has no default payment mode, and with none needs to know who may top up", () => {
+    const { PAYMENT_MODE: _mode, TOPUP_USER_IDS: _users, ...unset } = valid;
+    expect(problemsOf(unset)).toEqual([
+      "PAYMENT_MODE: required: none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only), telegram or khalti",
+    ]);
+    expect(problemsOf({ ...unset, PAYMENT_MODE: "none" })).toEqual([
+      expect.stringMatching(/^TOPUP_USER_IDS: required with PAYMENT_MODE=none/),
+    ]);
+    expect(problemsOf({ ...valid, TOPUP_USER_IDS: "12,abc" })).toEqual([
+      "TOPUP_USER_IDS: must be * or a comma-separated list of numeric Telegram user ids",
+    ]);
+    expect(problemsOf({ ...valid, PAYMENT_MODE: "telegram" })).toEqual([
+      expect.stringMatching(/^PAYMENT_MODE: telegram: paying in the bot is not available/),
+    ]);
+    expect(loadConfig(valid).topupUsers).toBe("everyone");
+    expect(loadConfig({ ...valid, TOPUP_USER_IDS: " 12, 34 " }).topupUsers).toEqual([12, 34]);
   });
 
   it("explains every invalid variable without echoing values", () => {
@@ -149,6 +170,7 @@ describe("the bot process with bad configuration", () => {
     expect(result.stderr).toContain("BOT_TOKEN: required");
     expect(result.stderr).toContain("PROVIDER_BASE_URL: required");
     expect(result.stderr).toContain("PROVIDER_TIMEOUT_MS: must be a whole number");
+    expect(result.stderr).toContain("PAYMENT_MODE: required: none");
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.stderr + result.stdout).not.toContain("super-secret-provider-token");
   });

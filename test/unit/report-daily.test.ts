@@ -146,6 +146,8 @@ describe("DAILY_REPORT_AT", () => {
     BOT_TOKEN: "123456:secret-bot-token",
     PROVIDER_BASE_URL: "http://127.0.0.1:8090",
     PROVIDER_TOKEN: "secret-provider-token",
+    PAYMENT_MODE: "none",
+    TOPUP_USER_IDS: "*",
   };
 
   it("is off unless set, and a time of day when set", () => {

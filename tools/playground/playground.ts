@@ -45,6 +45,9 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   const config = loadConfig({
     CURRENCY: "NPR",
     REDIS_KEY_PREFIX: "playground:",
+    // Nobody pays in the playground: every person on the page may top up.
+    PAYMENT_MODE: "none",
+    TOPUP_USER_IDS: "*",
     ...options.env,
     PROVIDER_TIMEZONE: timeZone,
     BOT_TOKEN: DEMO_BOT_TOKEN,

@@ -6,6 +6,7 @@ import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { entryButtons } from "../../shared/callback-data.js";
 import { localeOf } from "../../shared/i18n.js";
+import { topupAccess } from "./access.js";
 import { topupButtons } from "./callback-data.js";
 import { createIdentify, IDENTIFIED_DRAFT, IDENTIFY } from "./identify.js";
 import { createMenu } from "./menu.js";
@@ -60,6 +61,7 @@ export interface Topup {
 
 export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
   const topup = new Composer<BotContext>();
+  topup.use(topupAccess(deps));
   // Installed before the commands so that it sees the updates while it waits; it passes
   // commands and foreign buttons on (see shared/flow.ts).
   topup.use(
