@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Log } from "../../domain/ports.js";
+import { Reachability, reasonOf } from "../reachability.js";
 import { embeddedDialect, lockDataDir } from "./embedded.js";
 import { migrate } from "./migrate.js";
 import type { LedgerTables } from "./schema.js";
@@ -38,9 +39,7 @@ export interface LedgerOptions {
 
 export class LedgerConnection {
   readonly db: Kysely<LedgerTables>;
-  private up: boolean | undefined;
-  private upSince = 0;
-  private probe: NodeJS.Timeout | undefined;
+  private readonly reach: Reachability;
   private closing = false;
   private releaseDataDir: () => void = () => undefined;
 
@@ -48,6 +47,7 @@ export class LedgerConnection {
     readonly target: LedgerTarget,
     private readonly options: LedgerOptions,
   ) {
+    this.reach = new Reachability("the ledger's database", options.log);
     if (target.kind === "embedded") {
       this.db = new Kysely<LedgerTables>({ dialect: embeddedDialect(target.dataDir) });
       return;
@@ -65,8 +65,8 @@ export class LedgerConnection {
     });
     // A lost connection is an `error` event, on the pool for an idle client and on the client
     // itself while a query holds it: without a listener either one crashes the process.
-    pool.on("error", (error) => this.mark(false, error));
-    pool.on("connect", (client) => client.on("error", (error) => this.mark(false, error)));
+    pool.on("error", (error) => this.reach.mark(false, error));
+    pool.on("connect", (client) => client.on("error", (error) => this.reach.mark(false, error)));
     this.db = new Kysely<LedgerTables>({ dialect: new PostgresDialect({ pool }) });
   }
 
@@ -97,14 +97,13 @@ export class LedgerConnection {
         await sleep(1_000);
       }
     }
-    this.mark(true);
-    this.probe = setInterval(() => void this.ping(), this.options.probeMs ?? 1_000);
-    this.probe.unref();
+    this.reach.mark(true);
+    this.reach.watch(() => sql`SELECT 1`.execute(this.db), this.options.probeMs ?? 1_000);
   }
 
   /** True while the database answers. */
   get healthy(): boolean {
-    return this.up === true;
+    return this.reach.healthy;
   }
 
   /**
@@ -112,41 +111,23 @@ export class LedgerConnection {
    * the database went away marks it so (and is rethrown as LedgerUnavailableError).
    */
   async run<T>(work: (db: Kysely<LedgerTables>) => Promise<T>): Promise<T> {
-    if (this.up === false) throw new LedgerUnavailableError("waiting for it to come back");
+    if (this.reach.away) throw new LedgerUnavailableError("waiting for it to come back");
     const started = Date.now();
     try {
       return await work(this.db);
     } catch (error) {
       if (!isUnreachable(error)) throw error;
       // A failure of work begun before the database came back says nothing new.
-      if (started >= this.upSince) this.mark(false, error);
+      if (started >= this.reach.upSince) this.reach.mark(false, error);
       throw new LedgerUnavailableError(reasonOf(error));
     }
   }
 
   async close(): Promise<void> {
     this.closing = true;
-    clearInterval(this.probe);
+    this.reach.stop();
     await this.db.destroy().catch(() => undefined);
     this.releaseDataDir();
-  }
-
-  private async ping(): Promise<void> {
-    try {
-      await sql`SELECT 1`.execute(this.db);
-      this.mark(true);
-    } catch (error) {
-      this.mark(false, error);
-    }
-  }
-
-  private mark(up: boolean, error?: unknown): void {
-    if (up === this.up || this.closing) return;
-    this.up = up;
-    if (up) this.upSince = Date.now();
-    if (up) this.options.log.info({}, "the ledger's database is reachable");
-    else
-      this.options.log.error({ reason: reasonOf(error) }, "the ledger's database is unreachable");
   }
 }
 
@@ -156,11 +137,4 @@ export function isUnreachable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && UNREACHABLE_CODES.test(code)) return true;
   return UNREACHABLE_MESSAGES.test(error.message);
-}
-
-/** One line, no stack and no query text (it could carry personal data). */
-function reasonOf(error: unknown): string {
-  if (!(error instanceof Error)) return "connection ended";
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" ? `${code} ${error.message}` : error.message;
 }

@@ -4,6 +4,7 @@
 // outage. Losing Redis is logged once, coming back once: no error per reconnection attempt.
 import { Redis, type RedisOptions } from "ioredis";
 import type { Log } from "../../domain/ports.js";
+import { Reachability } from "../reachability.js";
 import { type RedisTarget, redisOptions } from "./options.js";
 
 export interface RedisConnectionOptions {
@@ -21,9 +22,7 @@ const UNREACHABLE =
 
 export class RedisConnection {
   readonly redis: Redis;
-  private up: boolean | undefined;
-  private closing = false;
-  private probe: NodeJS.Timeout | undefined;
+  private readonly reach: Reachability;
 
   constructor(
     target: RedisTarget,
@@ -40,14 +39,15 @@ export class RedisConnection {
         ...extra,
       }),
     );
-    this.redis.on("ready", () => this.mark(true));
-    this.redis.on("error", (error) => this.mark(false, error));
-    this.redis.on("close", () => this.mark(false));
+    this.reach = new Reachability("Redis", options.log, options.onError);
+    this.redis.on("ready", () => this.reach.mark(true));
+    this.redis.on("error", (error) => this.reach.mark(false, error));
+    this.redis.on("close", () => this.reach.mark(false));
   }
 
   /** True while Redis answers. */
   get healthy(): boolean {
-    return this.up === true;
+    return this.reach.healthy;
   }
 
   /**
@@ -57,7 +57,7 @@ export class RedisConnection {
   isUnreachable(error: unknown): boolean {
     if (error instanceof Error && UNREACHABLE.test(error.message)) {
       this.options.onError?.();
-      this.mark(false, error);
+      this.reach.mark(false, error);
     }
     return !this.healthy;
   }
@@ -67,39 +67,11 @@ export class RedisConnection {
     const ready = new Promise((resolve) => this.redis.once("ready", resolve));
     this.redis.connect().catch(() => undefined);
     await ready;
-    const every = this.options.probeMs ?? 1_000;
-    this.probe = setInterval(() => void this.ping(), every);
-    this.probe.unref();
+    this.reach.watch(() => this.redis.ping(), this.options.probeMs ?? 1_000);
   }
 
   async close(): Promise<void> {
-    this.closing = true;
-    clearInterval(this.probe);
+    this.reach.stop();
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
-
-  private async ping(): Promise<void> {
-    try {
-      await this.redis.ping();
-      this.mark(true);
-    } catch (error) {
-      this.mark(false, error);
-    }
-  }
-
-  private mark(up: boolean, error?: unknown): void {
-    if (up === this.up || this.closing) return;
-    this.up = up;
-    if (up) {
-      this.options.log.info({}, "Redis is reachable");
-      return;
-    }
-    this.options.log.error({ reason: reasonOf(error) }, "Redis is unreachable");
-    this.options.onError?.();
-  }
-}
-
-/** One line, no stack: the reason is enough to act on. */
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : "connection ended";
 }
