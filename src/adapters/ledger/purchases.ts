@@ -15,8 +15,6 @@ import type { LedgerConnection } from "./connection.js";
 import { leaseUntil, newLeaseToken, RowLease } from "./lease.js";
 import type { LedgerTables, PurchaseRow } from "./schema.js";
 
-type Db = Kysely<LedgerTables> | Transaction<LedgerTables>;
-
 const SETTLED = ["charged", "not-charged", "unknown"];
 
 export class LedgerPurchases implements PurchaseStore {
@@ -317,7 +315,7 @@ export class LedgerPurchases implements PurchaseStore {
     return Number(written?.rows ?? 0);
   }
 
-  private async event(tx: Db, purchase: Purchase, fromPhase: string | null): Promise<void> {
+  private async event(tx: Transaction<LedgerTables>, purchase: Purchase, fromPhase: string | null): Promise<void> {
     await tx
       .insertInto("purchase_events")
       .values({
