@@ -315,7 +315,11 @@ export class LedgerPurchases implements PurchaseStore {
     return Number(written?.rows ?? 0);
   }
 
-  private async event(tx: Transaction<LedgerTables>, purchase: Purchase, fromPhase: string | null): Promise<void> {
+  private async event(
+    tx: Transaction<LedgerTables>,
+    purchase: Purchase,
+    fromPhase: string | null,
+  ): Promise<void> {
     await tx
       .insertInto("purchase_events")
       .values({
