@@ -21,6 +21,8 @@ import { createSandbox } from "../tools/sandbox/server.js";
 import { type ChatUser, createTelegramEmulator } from "../tools/telegram-emulator/index.js";
 
 const QUICK = process.argv.includes("--quick");
+/** `--idle`: only the idle RSS of 5 fresh starts of each bot, printed (to try a memory change). */
+const IDLE_ONLY = process.argv.includes("--idle");
 const BOT = "5151:ratio-bot";
 const FLOOR = "6161:ratio-floor";
 const sizes = QUICK
@@ -42,6 +44,7 @@ const sizes = QUICK
       idleStarts: 5,
       users: [2_000, 10_000],
     };
+if (IDLE_ONLY) sizes.starts = 0;
 // BENCH_MEMORY_USERS=2000,5000 (or empty): other milestones for the memory phase.
 if (process.env.BENCH_MEMORY_USERS !== undefined) {
   sizes.users = process.env.BENCH_MEMORY_USERS.split(",").filter(Boolean).map(Number);
@@ -278,6 +281,10 @@ async function main() {
   const range = (values: number[]) =>
     `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
   console.log(`RSS idle: floor ${range(idle.floor)} MB, bot ${range(idle.bot)} MB`);
+  if (IDLE_ONLY) {
+    console.log(`RSS idle medians: floor ${median(idle.floor)} MB, bot ${median(idle.bot)} MB`);
+    return;
+  }
   // The embedded ledger (no DATABASE_URL): PGlite in the bot's process, apart from the target.
   const embedded: number[] = [];
   for (let i = 0; i < Math.min(2, sizes.idleStarts); i++) {
@@ -557,7 +564,7 @@ across runs.
 | CPU per page turn | 2.6× | ${x(f.cpu.bot, f.cpu.floor)} | the same |
 | Redis commands per page turn | 3 in 3 round trips | ${f.redis.toFixed(2)}, of which one on the tap's path | the update gate's two scripts; the way out is not awaited |
 | session per user | 10.3 KB | ${(f.sessionBytes / 1024).toFixed(2)} KB | the position only; the listing is kept beside it under its own key |
-| RSS idle | 109 MB | ${f.idle.bot.median.toFixed(1)} MB | one esbuild bundle instead of ~300 modules; no Deno shim (Fluent used directly instead of @grammyjs/i18n); node:http instead of undici for the provider (undici's WebAssembly parser alone took 10 MB); BullMQ loaded only for a broadcast; two malloc arenas; the bundle kept ASCII (V8 stores a source with one emoji in a doc comment at two bytes per character: 3 MB) and without esbuild's keepNames (4 MB) |
+| RSS idle | 109 MB | ${f.idle.bot.median.toFixed(1)} MB | one esbuild bundle instead of ~300 modules; no Deno shim (Fluent used directly instead of @grammyjs/i18n); node:http instead of undici for the provider (undici's WebAssembly parser alone took 10 MB); BullMQ loaded only for a broadcast; two malloc arenas; the bundle kept ASCII (V8 stores a source with one emoji in a doc comment at two bytes per character: 3 MB), without esbuild's keepNames (4 MB), comments or indentation (1.4 MB), and without whatwg-url (issue #21, 4 MB) |
 | RSS after 10,000 users | 261–274 MB | ${f.reached.at(-1)?.rss.toFixed(1) ?? "—"} MB | the listing out of the session; a 96 MB old generation |
 | start to first getUpdates | 4.2× | ${x(f.startup.bot, f.startup.floor)} | the bundle; Redis and getMe at the same time; command menus set in the background; BullMQ and the provider's HTTP client loaded on first use |
 

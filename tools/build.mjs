@@ -42,9 +42,18 @@ await build({
   // grammY's and the runner's AbortController polyfill: the built-in classes instead (see the
   // file). Names are not kept (keepNames costs a call per closure created and ~4 MB of idle
   // RSS); the production-build test runs the bundle against Telegram, Redis and BullMQ.
-  alias: { "abort-controller": "./tools/native-abort-controller.cjs" },
+  alias: {
+    "abort-controller": "./tools/native-abort-controller.cjs",
+    "whatwg-url": "./tools/native-whatwg-url.cjs",
+  },
   plugins: [pgOnNodeOnly],
   sourcemap: true,
+  // V8 keeps the bundle's source in the heap for lazy compilation: without the packages'
+  // comments and indentation it is 40% smaller (1.4 MB of idle RSS). Identifiers are not shortened, so
+  // stack traces and class names read as written.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: "none",
   // The CommonJS packages in the bundle call require() for Node's own modules.
   banner: {
     js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);',
