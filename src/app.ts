@@ -44,6 +44,8 @@ import { registerCommands } from "./bot/commands.js";
 import type { BotDeps } from "./bot/deps.js";
 import { TelegramAlerts } from "./bot/features/alerts/index.js";
 import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
+import { TelegramInvoices } from "./bot/features/payments/invoices.js";
+import { TelegramRefundChannel } from "./bot/features/payments/refund-channel.js";
 import { DailyReports } from "./bot/features/report/daily.js";
 import { sendDailyReport } from "./bot/features/report/delivery.js";
 import { TelegramOutcomes } from "./bot/features/topup/outcomes.js";
@@ -56,9 +58,11 @@ import type { Config } from "./config.js";
 import { BroadcastSender } from "./domain/broadcast.js";
 import { LookupLimit } from "./domain/lookup-limit.js";
 import { OutcomeTeller } from "./domain/outcomes.js";
+import { PaymentService } from "./domain/payments.js";
 import { ProviderHealth } from "./domain/provider-health.js";
 import { PurchaseBook } from "./domain/purchase-book.js";
 import { Reconciler } from "./domain/reconciler.js";
+import { RefundDesk } from "./domain/refunds.js";
 import { ReminderSender } from "./domain/reminders.js";
 import { TopupService } from "./domain/topup.js";
 
@@ -150,15 +154,17 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const purchases = new LedgerPurchases(ledger, `${hostname()}:${process.pid}`);
   const redisImport = new RedisPurchaseImport(redis, config.redis.keyPrefix, purchases, logger);
   const book = new PurchaseBook(purchases, logger);
-  const outcomes = new TelegramOutcomes(outsideApi, i18n, formatter);
+  const outcomes = new TelegramOutcomes(outsideApi, i18n, formatter, config.payment?.minorDigits);
   const savedConnections = new RedisSavedConnections(redis, keys);
   const reminderStore = new RedisReminders(redis, keys);
+  let refunds: RefundDesk | undefined;
   const teller = new OutcomeTeller(book, outcomes, logger, {
     provider,
     saved: savedConnections,
     onCharged: (purchase) => {
       if (purchase.fromReminder) metrics.reminderRenewals.inc();
     },
+    onRefundDue: async (purchase) => refunds?.purchaseOwed(purchase),
   });
   const reminders = new ReminderSender(
     reminderStore,
@@ -180,12 +186,54 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       verifyMaxDelayMs: clamp(window / 8, 100, 15_000),
       lockTtlMs: config.topup.lockTtlMs,
       recheckMaxMs: clamp(window / 4, 1_000, 60_000),
+      paidRetryWindowMs: config.payment?.windowMs ?? 0,
     },
     logger,
   );
+  const payment = config.payment;
+  refunds =
+    payment &&
+    new RefundDesk(
+      book,
+      purchases,
+      teller,
+      new TelegramRefundChannel(
+        outsideApi,
+        i18n,
+        formatter,
+        subscribers,
+        {
+          adminUserIds: config.adminUserIds,
+          supportChatIds: config.supportChatIds,
+          minorDigits: payment.minorDigits,
+        },
+        logger,
+      ),
+      logger,
+    );
+  const payments =
+    payment &&
+    refunds &&
+    new PaymentService(
+      book,
+      purchases,
+      topups,
+      teller,
+      new TelegramInvoices(outsideApi, payment.providerToken, i18n, formatter),
+      refunds,
+      () => provider.state === "closed",
+      {
+        currency: payment.currency,
+        minorDigits: payment.minorDigits,
+        windowMs: payment.windowMs,
+        lockTtlMs: config.topup.lockTtlMs,
+        retryMs: 1_000,
+      },
+      logger,
+    );
   const reconciler = new Reconciler(
     book,
-    topups,
+    payments ?? topups,
     teller,
     {
       intervalMs: config.topup.reconcileIntervalMs,
@@ -232,6 +280,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     metrics,
     provider,
     topups,
+    ...(payments && refunds && { payments, refunds }),
     purchases,
     reports: new LedgerReports(ledger, config.provider.timeZone),
     gate: new RedisUpdateGate(redis, keys, {
@@ -331,6 +380,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     await Promise.race([Promise.all([http?.drain(), updatesSettled()]), handOverTime()]);
     const settling = Promise.all([
       running.drain(),
+      payments?.drain(),
       reconciler.stop(),
       reminders.stop(),
       dailyReports?.stop(),
@@ -339,6 +389,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     await Promise.race([settling, handOverTime()]);
     topups.windDown();
     await settling;
+    payments?.stop();
     await book.drain();
   }
 

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { isValidTimeZone } from "./adapters/provider/datetime.js";
 import { PROVIDER_API_VERSIONS } from "./adapters/provider/versions.js";
+import { minorUnitDigits } from "./domain/payment.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -125,6 +126,9 @@ const variables = z.object({
         "required: none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only), telegram or khalti",
     }),
   ),
+  PAYMENT_PROVIDER_TOKEN: z.preprocess(unsetIfEmpty, z.string().optional()),
+  PAYMENT_WINDOW_SECONDS: wholeNumber(900, 1, 86_400, "seconds"),
+  PAYMENT_CHECK_SECONDS: wholeNumber(10, 1, 3_600, "seconds"),
   TOPUP_USER_IDS: z.preprocess(
     unsetIfEmpty,
     z
@@ -229,12 +233,37 @@ const variables = z.object({
 });
 
 const environment = variables.superRefine((e, context) => {
-  if (e.PAYMENT_MODE !== undefined && e.PAYMENT_MODE !== "none") {
+  if (e.PAYMENT_MODE === "khalti") {
     context.addIssue({
       code: "custom",
       path: ["PAYMENT_MODE"],
-      message: `${e.PAYMENT_MODE}: paying in the bot is not available in this release yet; use none with TOPUP_USER_IDS`,
+      message:
+        "khalti: not available in this release yet; use telegram, or none with TOPUP_USER_IDS",
     });
+  }
+  if (e.PAYMENT_MODE === "telegram") {
+    if (e.PAYMENT_PROVIDER_TOKEN === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["PAYMENT_PROVIDER_TOKEN"],
+        message:
+          "required with PAYMENT_MODE=telegram: the payment provider token BotFather gives (Bot Settings, Payments)",
+      });
+    }
+    if (e.CURRENCY === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["CURRENCY"],
+        message:
+          "required with PAYMENT_MODE=telegram: the ISO 4217 code subscribers pay in, the provider's prices' currency (such as NPR)",
+      });
+    } else if (minorUnitDigits(e.CURRENCY) === null) {
+      context.addIssue({
+        code: "custom",
+        path: ["CURRENCY"],
+        message: `${e.CURRENCY}: not a currency this platform knows (ISO 4217)`,
+      });
+    }
   }
   if (e.PAYMENT_MODE === "none" && e.TOPUP_USER_IDS === undefined) {
     context.addIssue({
@@ -345,8 +374,9 @@ const schema = environment.transform((e) => ({
     progressIntervalMs: e.BROADCAST_PROGRESS_SECONDS * 1000,
     lockMs: e.BROADCAST_LOCK_SECONDS * 1000,
   },
-  /** Who may top up: nobody pays in the bot (PAYMENT_MODE=none), so only these users. */
-  topupUsers: e.TOPUP_USER_IDS ?? [],
+  /** Who may top up: with PAYMENT_MODE=none nobody pays in the bot, so only these users. */
+  topupUsers: e.PAYMENT_MODE === "none" ? (e.TOPUP_USER_IDS ?? []) : ("everyone" as const),
+  payment: paymentSettings(e),
   adminUserIds: e.ADMIN_USER_IDS,
   /** Yesterday's report to every admin at this time of day; undefined: off. */
   dailyReportAt: e.DAILY_REPORT_AT,
@@ -355,6 +385,30 @@ const schema = environment.transform((e) => ({
 }));
 
 export type Config = z.output<typeof schema>;
+
+/** How subscribers pay: undefined when nobody pays in the bot. */
+function paymentSettings(e: z.output<typeof variables>): PaymentSettings | undefined {
+  if (e.PAYMENT_MODE !== "telegram" || !e.PAYMENT_PROVIDER_TOKEN || !e.CURRENCY) return undefined;
+  return {
+    method: "telegram",
+    providerToken: e.PAYMENT_PROVIDER_TOKEN,
+    currency: e.CURRENCY,
+    minorDigits: minorUnitDigits(e.CURRENCY) ?? 2,
+    windowMs: e.PAYMENT_WINDOW_SECONDS * 1000,
+    checkMs: e.PAYMENT_CHECK_SECONDS * 1000,
+  };
+}
+
+interface PaymentSettings {
+  method: "telegram";
+  /** BotFather's token of the payment provider (a secret: never logged). */
+  providerToken: string;
+  currency: string;
+  /** Digits of the currency's minor unit: invoices are in minor units. */
+  minorDigits: number;
+  windowMs: number;
+  checkMs: number;
+}
 
 /** Thrown with every problem at once; the message never contains a variable's value. */
 export class ConfigError extends Error {

@@ -12,6 +12,7 @@ import { createCancel, isCancel, skipsQueue } from "./features/cancel/index.js";
 import { fallback } from "./features/fallback/index.js";
 import { createHistory } from "./features/history/index.js";
 import { createLanguage } from "./features/language/index.js";
+import { createPayments } from "./features/payments/index.js";
 import { createReminders } from "./features/reminders/index.js";
 import { createReport } from "./features/report/index.js";
 import { start } from "./features/start/index.js";
@@ -34,7 +35,13 @@ export interface BotParts {
 type StoredFlow = VersionedState<ConversationData>;
 
 /** The updates the bot handles: asked for by getUpdates and setWebhook alike. */
-export const ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"] as const;
+export const ALLOWED_UPDATES = [
+  "message",
+  "callback_query",
+  "my_chat_member",
+  // Telegram Payments' last check; without it in the list no payment can be made.
+  "pre_checkout_query",
+] as const;
 
 /** FLOOD_LIMIT counts a user's updates over this window. */
 const FLOOD_WINDOW_MS = 10_000;
@@ -127,6 +134,10 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
     }),
   );
   const topup = createTopup(deps, purchases);
+  // Before the top-up's conversation, which would take a payment's message for an answer.
+  if (deps.payments && deps.refunds && config.payment) {
+    bot.use(createPayments(deps, deps.payments, deps.refunds, config.payment.minorDigits));
+  }
   bot.use(topup.composer);
   bot.use(createHistory(deps));
   bot.use(createReminders(deps));

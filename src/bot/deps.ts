@@ -3,8 +3,10 @@ import type { Metrics } from "../adapters/metrics.js";
 import type { Config } from "../config.js";
 import type { BroadcastContent, BroadcastStore } from "../domain/broadcast.js";
 import type { LookupLimit } from "../domain/lookup-limit.js";
+import type { PaymentService } from "../domain/payments.js";
 import type { ProviderPort } from "../domain/ports.js";
 import type { PurchaseStore } from "../domain/purchase.js";
+import type { RefundDesk } from "../domain/refunds.js";
 import type { ReminderStore } from "../domain/reminders.js";
 import type { ReportSource } from "../domain/report.js";
 import type { SavedConnectionStore } from "../domain/saved-connections.js";
@@ -47,6 +49,9 @@ export interface BotDeps {
   metrics: Metrics;
   provider: ProviderPort;
   topups: TopupService;
+  /** Subscribers pay in the bot (PAYMENT_MODE=telegram); undefined when nobody pays here. */
+  payments?: PaymentService;
+  refunds?: RefundDesk;
   purchases: PurchaseStore;
   /** The ledger as the admins' finance reports read it. */
   reports: ReportSource;

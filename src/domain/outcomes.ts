@@ -20,6 +20,8 @@ export interface AfterCharge {
   saved?: SavedConnectionStore;
   /** Called once a charged purchase was told (counts renewals that followed a reminder). */
   onCharged?: (purchase: Purchase) => void;
+  /** Called once a purchase owed back was told (operators are alerted). */
+  onRefundDue?: (purchase: Purchase) => Promise<void>;
 }
 
 export class OutcomeTeller {
@@ -62,6 +64,7 @@ export class OutcomeTeller {
     purchase.told = purchase.phase;
     await this.book.record(purchase);
     if (purchase.phase === "charged") this.after.onCharged?.(purchase);
+    if (purchase.phase === "refund-due") await this.after.onRefundDue?.(purchase);
     return true;
   }
 

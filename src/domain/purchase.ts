@@ -4,13 +4,19 @@
 //
 //   created ──► token-taken ──► requested ──► charged | not-charged | unknown ──► told
 //
+// When subscribers pay in the bot (payments.ts), the purchase waits for its payment first,
+// and a top-up that did not happen ends in a refund instead of "not charged":
+//
+//   awaiting-payment ──► paid ──► token-taken ──► requested ──► charged | refund-due ──► refunded
+//          └──► unpaid (cancelled or expired: nothing was charged)
+//
 // "told" is kept apart (`told`: the phase the buyer was last told), so that an outcome learned
 // later (unknown, then charged) is told again.
 import type { ProviderTime, ServiceKind } from "./model.js";
 import type { Amount } from "./money.js";
 import type { Lease } from "./ports.js";
 
-type PurchasePhase =
+export type PurchasePhase =
   /** The intent is claimed; nothing was sent. */
   | "created"
   /** A checkout token is bound to this attempt; nothing was sent. */
@@ -20,22 +26,42 @@ type PurchasePhase =
   | "charged"
   | "not-charged"
   /** The provider could not be asked: checked again later. */
-  | "unknown";
+  | "unknown"
+  /** The invoice is out; nothing was paid yet. */
+  | "awaiting-payment"
+  /** The payment system confirmed the payment; the top-up has not left yet. */
+  | "paid"
+  /** Never paid: cancelled, or its window passed. */
+  | "unpaid"
+  /** Paid, and the top-up certainly did not happen: the payment is owed back. */
+  | "refund-due"
+  | "refunded";
 
 const OPEN_PHASES: ReadonlySet<PurchasePhase> = new Set([
   "created",
   "token-taken",
   "requested",
   "unknown",
+  "awaiting-payment",
+  "paid",
 ]);
+
+/** Phases a buyer is told about. */
+export const TOLD_PHASES: readonly PurchasePhase[] = [
+  "charged",
+  "not-charged",
+  "unknown",
+  "unpaid",
+  "refund-due",
+  "refunded",
+];
 
 /** Still to be resolved: an open purchase is watched by reconciliation. */
 export const isOpen = (purchase: Purchase) => OPEN_PHASES.has(purchase.phase);
 
 /** An outcome the buyer has not been told yet. */
 export const isUntold = (purchase: Purchase) =>
-  ["charged", "not-charged", "unknown"].includes(purchase.phase) &&
-  purchase.told !== purchase.phase;
+  TOLD_PHASES.includes(purchase.phase) && purchase.told !== purchase.phase;
 
 export type NotChargedReason =
   /** Refused on the second attempt, or refused for good. */
@@ -49,7 +75,11 @@ export type NotChargedReason =
   /** The process stopped before the request left. */
   | "interrupted"
   /** The price or name changed, or the bouquet is gone: the buyer was asked again. */
-  | "offer-changed";
+  | "offer-changed"
+  /** Unpaid: the buyer cancelled before paying. */
+  | "cancelled"
+  /** Unpaid: the payment window passed. */
+  | "expired";
 
 export interface Purchase {
   /** The intent id: unique per confirmed selection, so double taps carry the same one. */
@@ -68,6 +98,8 @@ export interface Purchase {
   phase: PurchasePhase;
   told: PurchasePhase | null;
   transaction: { txnId: string; amount: Amount; date: ProviderTime | null } | null;
+  /** What the buyer pays in the bot; absent when nobody pays in the bot (PAYMENT_MODE=none). */
+  payment?: PurchasePayment;
   /**
    * The subscription's end as the provider lists it after the top-up, for the receipt: absent
    * until asked, null when it could not be read.
@@ -134,4 +166,28 @@ export interface PurchaseStore {
   ofBuyer(buyer: number, count: number): Promise<Purchase[]>;
   /** Purchases charged that an expiry reminder's Renew button started. */
   renewalsAfterReminders(): Promise<number>;
+}
+
+export type PaymentMethod = "telegram";
+
+/** The payment a paid purchase asks for, and what it took once paid. */
+export interface PurchasePayment {
+  method: PaymentMethod;
+  currency: string;
+  /** The price in the currency's minor units (NPR 700.00 is 70000): what must be paid. */
+  minor: number;
+  /** Payable until then. */
+  expiresAt: number;
+  /** The system's handle of the offer (the invoice message): opaque here. */
+  offer?: string;
+  /** Set once paid: the confirmation's references. */
+  charge?: PaymentCharge;
+}
+
+export interface PaymentCharge {
+  /** The payment system's id of this payment (telegram_payment_charge_id): unique. */
+  id: string;
+  /** The acquirer's id (provider_payment_charge_id), which its refunds are issued by. */
+  providerId: string | null;
+  at: number;
 }

@@ -5,7 +5,11 @@ import type { OutcomeTeller } from "./outcomes.js";
 import type { Clock, Log } from "./ports.js";
 import type { Claim } from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
-import type { TopupService } from "./topup.js";
+
+/** Finishes a claimed purchase (the top-up, or the payment when it waits for one). */
+export interface ClaimResolver {
+  resolve(claim: Claim): Promise<void>;
+}
 
 export interface ReconcilerOptions {
   /**
@@ -30,7 +34,7 @@ export class Reconciler {
 
   constructor(
     private readonly book: PurchaseBook,
-    private readonly topups: TopupService,
+    private readonly topups: ClaimResolver,
     private readonly teller: OutcomeTeller,
     private readonly options: ReconcilerOptions,
     private readonly log: Log,

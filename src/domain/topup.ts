@@ -63,7 +63,15 @@ export interface TopupServiceOptions {
   lockTtlMs: number;
   /** How long after a failed check an unknown purchase is checked again, at most. */
   recheckMaxMs: number;
+  /**
+   * A paid purchase whose top-up could not be sent (provider down, top-ups paused) is tried
+   * again until this long after its payment, then owed back.
+   */
+  paidRetryWindowMs: number;
 }
+
+/** The top-up did not leave: for a paid purchase, worth another try while its window lasts. */
+const RETRYABLE: ReadonlySet<NotChargedReason> = new Set(["unavailable", "paused", "interrupted"]);
 
 type Lookup = { found: TransactionState } | { found: null; known: boolean };
 
@@ -128,6 +136,13 @@ export class TopupService {
   }
 
   private async resolved(purchase: Purchase): Promise<Purchase> {
+    if (
+      purchase.payment?.charge &&
+      (purchase.phase === "paid" || purchase.phase === "token-taken")
+    ) {
+      // Paid, and the request never left ("requested" is written before it does).
+      return this.fulfil(purchase);
+    }
     if (purchase.phase === "created" || purchase.phase === "token-taken") {
       // The record is written before the request leaves: this one never left.
       return this.settle(purchase, "not-charged", { reason: "interrupted" });
@@ -139,6 +154,27 @@ export class TopupService {
       return this.settle(purchase, "not-charged", { reason: "verified" });
     }
     return this.stillUnknown(purchase, lookup.known);
+  }
+
+  /**
+   * The top-up of a paid purchase, at the price paid, with a fresh checkout token (the
+   * listing's is usually too old after a payment); an offer that changed is owed back.
+   */
+  private async fulfil(purchase: Purchase): Promise<Purchase> {
+    purchase.attempt = 1;
+    const fresh = await this.freshOffer(purchase);
+    const outcome =
+      "kind" in fresh
+        ? fresh
+        : await this.attempt(
+            purchase,
+            fresh.checkout,
+            {},
+            {
+              before: false,
+            },
+          );
+    return "purchase" in outcome ? outcome.purchase : purchase;
   }
 
   private async attempt(
@@ -304,8 +340,9 @@ export class TopupService {
       current.name === purchase.bouquet.name &&
       sameAmount(current.price, purchase.bouquet.price);
     if (!unchanged) {
-      // The new question is the telling: nothing else is said about this purchase.
-      purchase.told = "not-charged";
+      // The new question is the telling: nothing else is said about this purchase (a paid
+      // one is told that its payment is owed back).
+      if (!purchase.payment) purchase.told = "not-charged";
       await this.settle(purchase, "not-charged", { reason: "offer-changed" });
       return { kind: "offer-changed", purchase, offer, bouquet: current ?? null };
     }
@@ -331,10 +368,23 @@ export class TopupService {
 
   private async settle(
     purchase: Purchase,
-    phase: "charged" | "not-charged" | "unknown",
+    phase: "charged" | "not-charged" | "unknown" | "refund-due",
     details: { reason?: NotChargedReason; transaction?: Purchase["transaction"] },
     dueAt?: number,
   ): Promise<Purchase> {
+    const paidAt = purchase.payment?.charge?.at;
+    if (phase === "not-charged" && paidAt !== undefined) {
+      // Paid: nothing is "not charged". Tried again while the window lasts, else owed back.
+      const retry = RETRYABLE.has(details.reason ?? "declined");
+      if (retry && this.now() < paidAt + this.options.paidRetryWindowMs) {
+        purchase.phase = "paid";
+        purchase.reason = details.reason ?? null;
+        purchase.updatedAt = this.now();
+        await this.book.record(purchase, this.now() + this.options.recheckMaxMs);
+        return purchase;
+      }
+      phase = "refund-due";
+    }
     purchase.phase = phase;
     purchase.reason = details.reason ?? null;
     if (details.transaction) purchase.transaction = details.transaction;
@@ -357,7 +407,7 @@ export class TopupService {
     return age > this.options.checkoutTtlMs - this.options.checkoutSafetyMarginMs;
   }
 
-  private newPurchase(intent: PurchaseIntent): Purchase {
+  newPurchase(intent: PurchaseIntent): Purchase {
     const now = this.now();
     const { bouquet, customer, connection } = intent;
     return {

@@ -2,10 +2,10 @@
 // PostgreSQL killed and restarted around purchases (a server of the test's own, stopped by
 // PID), and two instances on one database with one killed mid-purchase.
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BotProcess, type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
+import { purchasesOf } from "../support/ledger-rows.js";
 import { freePort } from "../support/ports.js";
 import { type OwnPostgres, startOwnPostgres } from "../support/postgres-server.js";
 import { type OwnRedis, startOwnRedis } from "../support/redis-server.js";
@@ -14,20 +14,6 @@ import { httpStatus, until } from "../support/wait.js";
 const logged = (bot: BotProcess, msg: string) => bot.logs().filter((line) => line.msg === msg);
 
 /** The ledger's rows of one buyer, as finance would read them. */
-async function ledgerRows(databaseUrl: string, buyer: number) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query(
-      "SELECT id, phase, told FROM purchases WHERE buyer = $1 ORDER BY created_at",
-      [buyer],
-    );
-    return rows as { id: string; phase: string; told: string | null }[];
-  } finally {
-    await client.end();
-  }
-}
-
 const receipts = (messages: { text?: string }[]) =>
   messages.filter((message) => message.text?.includes("Top-up successful"));
 
@@ -69,7 +55,7 @@ describe("a top-up in flight when the bot is killed and Redis comes back empty",
       sandbox.requests.filter((r) => r.operation === "subscription-package-topup"),
     ).toHaveLength(1);
     expect(sandbox.topups).toHaveLength(1);
-    expect(await ledgerRows(stack.databaseUrl, user.chatId)).toMatchObject([
+    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
       { phase: "charged", told: "charged" },
     ]);
     second.child.kill("SIGTERM");
@@ -159,7 +145,7 @@ describe("PostgreSQL failing under a running bot", () => {
     );
     await postgres.start();
     await until(() => logged(bot, "purchase outcomes written after all").length > 0, 10_000);
-    expect(await ledgerRows(stack.databaseUrl, user.chatId)).toMatchObject([
+    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
       { phase: "charged", told: "charged" },
     ]);
     await sleep(2_000); // reconciliation passes: the receipt is not sent again
@@ -183,7 +169,7 @@ describe("PostgreSQL failing under a running bot", () => {
     // A statement cut off by the pause may still have been committed: such a purchase never
     // left for the provider, and reconciliation settles it "not charged" once its lease lapses.
     const settled = async () =>
-      (await ledgerRows(stack.databaseUrl, user.chatId)).every(
+      (await purchasesOf(stack.databaseUrl, user.chatId)).every(
         (row) => row.phase === "not-charged",
       );
     await until(settled, 10_000);
@@ -224,7 +210,7 @@ describe("two instances on one database, one killed mid-purchase", () => {
     expect(
       sandbox.requests.filter((r) => r.operation === "subscription-package-topup"),
     ).toHaveLength(1);
-    expect(await ledgerRows(stack.databaseUrl, user.chatId)).toMatchObject([
+    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
       { phase: "charged", told: "charged" },
     ]);
     // The survivor goes on serving.

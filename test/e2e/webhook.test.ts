@@ -52,7 +52,12 @@ describe("webhook mode, one replica", () => {
     const [set] = stack.emulator.calls("setWebhook");
     expect(set?.payload.url).toBe(`${replica.base}${WEBHOOK_PATH}`);
     expect(set?.payload.secret_token).toBe(SECRET);
-    expect(set?.payload.allowed_updates).toEqual(["message", "callback_query", "my_chat_member"]);
+    expect(set?.payload.allowed_updates).toEqual([
+      "message",
+      "callback_query",
+      "my_chat_member",
+      "pre_checkout_query",
+    ]);
     expect(stack.emulator.calls("getUpdates")).toHaveLength(0);
     expect(stack.emulator.calls("deleteWebhook")).toHaveLength(0);
     expect(stack.emulator.webhookInfo().url).toBe(`${replica.base}${WEBHOOK_PATH}`);

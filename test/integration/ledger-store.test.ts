@@ -36,7 +36,7 @@ describe.each(targets)("the ledger's purchases on %s", (_, target) => {
     other = new LedgerPurchases(ledger, "instance-b");
   }, 60_000);
   afterEach(async () => {
-    await sql`TRUNCATE purchase_events, purchase_checkouts, purchases`.execute(ledger.db);
+    await sql`TRUNCATE payments, purchase_events, purchase_checkouts, purchases`.execute(ledger.db);
   });
   afterAll(async () => {
     await ledger.close();

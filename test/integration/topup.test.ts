@@ -36,6 +36,7 @@ const options: TopupServiceOptions = {
   checkoutTtlMs: 300_000,
   checkoutSafetyMarginMs: 30_000,
   verifyWindowMs: 600,
+  paidRetryWindowMs: 0,
   verifyFirstDelayMs: 50,
   verifyMaxDelayMs: 200,
   lockTtlMs: 2_000,
@@ -69,7 +70,7 @@ beforeAll(async () => {
 afterEach(async () => {
   sandbox.reset();
   told = [];
-  await sql`TRUNCATE purchase_events, purchase_checkouts, purchases`.execute(ledger.db);
+  await sql`TRUNCATE payments, purchase_events, purchase_checkouts, purchases`.execute(ledger.db);
 });
 afterAll(async () => {
   await client.close();

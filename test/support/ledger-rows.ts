@@ -1,6 +1,7 @@
 // Purchases written straight into the ledger, for reports over many purchases, outcomes and
 // days that real top-ups would take long to make.
 import type { Insertable, Kysely } from "kysely";
+import pg from "pg";
 import type { LedgerTables, PurchaseRow } from "../../src/adapters/ledger/schema.js";
 
 type Row = Insertable<PurchaseRow>;
@@ -52,4 +53,19 @@ export function ledgerRow(overrides: Partial<Row> & Pick<Row, "created_at">): Ro
 
 export async function insertRows(db: Kysely<LedgerTables>, rows: Row[]): Promise<void> {
   await db.insertInto("purchases").values(rows).execute();
+}
+
+/** A buyer's purchases as the ledger has them, oldest first. */
+export async function purchasesOf(databaseUrl: string, buyer: number) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      "SELECT id, phase, told FROM purchases WHERE buyer = $1 ORDER BY created_at",
+      [buyer],
+    );
+    return rows as { id: string; phase: string; told: string | null }[];
+  } finally {
+    await client.end();
+  }
 }

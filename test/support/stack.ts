@@ -8,6 +8,9 @@ import {
   createTelegramEmulator,
   type TelegramEmulator,
 } from "../../tools/telegram-emulator/index.js";
+
+type EmulatorOptions = NonNullable<Parameters<typeof createTelegramEmulator>[0]>;
+
 import { captureLogs } from "./log-capture.js";
 import { testDatabase } from "./postgres.js";
 import { TEST_REDIS_URL, testRedis } from "./redis.js";
@@ -30,9 +33,10 @@ export async function startStack(
   name: string,
   env: Record<string, string> = {},
   sandboxOptions: SandboxOptions = {},
+  emulatorOptions: EmulatorOptions = {},
 ): Promise<Stack> {
   const sandbox = await createSandbox({ token: PROVIDER_TOKEN, ...sandboxOptions });
-  const emulator = await createTelegramEmulator();
+  const emulator = await createTelegramEmulator(emulatorOptions);
   const store = testRedis(name);
   const fullEnv: Record<string, string> = {
     DATABASE_URL: env.DATABASE_URL ?? (await testDatabase(name)),

@@ -120,11 +120,38 @@ describe("loadConfig", () => {
     expect(problemsOf({ ...valid, TOPUP_USER_IDS: "12,abc" })).toEqual([
       "TOPUP_USER_IDS: must be * or a comma-separated list of numeric Telegram user ids",
     ]);
-    expect(problemsOf({ ...valid, PAYMENT_MODE: "telegram" })).toEqual([
-      expect.stringMatching(/^PAYMENT_MODE: telegram: paying in the bot is not available/),
+    expect(problemsOf({ ...valid, PAYMENT_MODE: "khalti" })).toEqual([
+      expect.stringMatching(/^PAYMENT_MODE: khalti: not available in this release yet/),
     ]);
     expect(loadConfig(valid).topupUsers).toBe("everyone");
     expect(loadConfig({ ...valid, TOPUP_USER_IDS: " 12, 34 " }).topupUsers).toEqual([12, 34]);
+  });
+
+  it("with telegram payments, names each missing or wrong variable and keeps the token out", () => {
+    const telegram = { ...valid, PAYMENT_MODE: "telegram" };
+    expect(problemsOf(telegram)).toEqual([
+      expect.stringMatching(/^PAYMENT_PROVIDER_TOKEN: required with PAYMENT_MODE=telegram/),
+      expect.stringMatching(/^CURRENCY: required with PAYMENT_MODE=telegram/),
+    ]);
+    expect(
+      problemsOf({ ...telegram, PAYMENT_PROVIDER_TOKEN: "SECRET:1", CURRENCY: "XQQ" }),
+    ).toEqual(["CURRENCY: XQQ: not a currency this platform knows (ISO 4217)"]);
+    const config = loadConfig({
+      ...telegram,
+      PAYMENT_PROVIDER_TOKEN: "284685063:TEST:x",
+      CURRENCY: "JPY",
+      PAYMENT_WINDOW_SECONDS: "60",
+    });
+    expect(config.payment).toMatchObject({
+      method: "telegram",
+      currency: "JPY",
+      minorDigits: 0,
+      windowMs: 60_000,
+      checkMs: 10_000,
+    });
+    // Nobody is turned away when everyone pays.
+    expect(config.topupUsers).toBe("everyone");
+    expect(loadConfig(valid).payment).toBeUndefined();
   });
 
   it("explains every invalid variable without echoing values", () => {

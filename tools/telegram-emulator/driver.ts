@@ -15,12 +15,15 @@ import type {
   User,
 } from "grammy/types";
 import { asReplyMessage, type ChatLog } from "./chat-log.js";
+import { payInvoice } from "./checkout.js";
 import { setBlocked, setBotInGroup } from "./membership.js";
 import type {
   BotRef,
   CallbackAnswer,
   EmulatorEvent,
   MemberStatus,
+  PaymentResult,
+  PayOptions,
   StoredMessage,
   UserSpec,
 } from "./types.js";
@@ -101,6 +104,11 @@ export class ChatUser {
         .flat()
         .find((b) => matches(label, b.text));
       if (!button) continue;
+      if ("pay" in button) {
+        throw new Error(
+          `Button "${button.text}" on message #${entry.messageId} is a Pay button: use pay(${entry.messageId})`,
+        );
+      }
       if (!("callback_data" in button)) {
         throw new Error(
           `Button "${button.text}" on message #${entry.messageId} has no callback_data: ${JSON.stringify(button)}`,
@@ -120,6 +128,20 @@ export class ChatUser {
     const { bot, log } = this.context();
     this.assertCanWrite(bot, log);
     return this.world.pressButton(bot, this.user, this.existing(log, messageId), callbackData);
+  }
+
+  /**
+   * Taps Pay on invoice `messageId` and checks out: the bot gets a pre_checkout_query, and
+   * after its ok the card is charged (or declined, `outcome`). Resolves when the payment
+   * ended, at the latest after preCheckoutTimeoutMs; a message that is no invoice rejects.
+   */
+  async pay(messageId: number, options: PayOptions = {}): Promise<PaymentResult> {
+    const { bot, log } = this.context();
+    this.assertCanWrite(bot, log);
+    // Deleted messages included: paying one is "unavailable", not a mistake in the test.
+    const entry = log.list().find((candidate) => candidate.messageId === messageId);
+    if (!entry) throw new Error(`No message #${messageId} in chat ${this.chatId}`);
+    return payInvoice(this.world, bot, log, this.user, entry, options);
   }
 
   /** Taps a button of the reply keyboard on screen: sends its text, or the contact it asks for. */
@@ -299,8 +321,7 @@ export class ChatUser {
       .slice(-MESSAGES_SHOWN_ON_TIMEOUT);
     if (recent.length === 0) return "The chat is empty.";
     const lines = recent.map((entry) => {
-      const { text, caption, photo, contact } = entry.message;
-      const body = text ?? caption ?? (photo ? "[photo]" : contact ? "[contact]" : "[message]");
+      const body = describeContent(entry.message);
       const buttons = describeButtons([entry]);
       return `  #${entry.messageId} ${entry.sentByBot ? "bot" : "user"}: ${JSON.stringify(body)}${buttons === "none" ? "" : ` ${buttons}`}`;
     });
@@ -345,6 +366,16 @@ export class GroupDriver {
 
 function inlineKeyboard(message: Message): InlineKeyboardButton[][] {
   return message.reply_markup?.inline_keyboard ?? [];
+}
+
+function describeContent(message: Message): string {
+  const { text, caption, photo, contact, invoice, successful_payment } = message;
+  if (text !== undefined || caption !== undefined) return text ?? caption ?? "";
+  if (photo) return "[photo]";
+  if (contact) return "[contact]";
+  if (invoice) return `[invoice ${invoice.title}]`;
+  if (successful_payment) return "[successful payment]";
+  return "[message]";
 }
 
 function buttonText(button: KeyboardButton): string {

@@ -16,6 +16,7 @@ import type {
   FloodLimit,
   ForcedError,
   GroupSpec,
+  PreCheckoutAnswer,
   StoredFile,
   StoredMessage,
   TelegramEmulatorOptions,
@@ -41,6 +42,8 @@ export interface TelegramEmulator {
   /** Replaces the flood rule (undefined: none); counting starts afresh. */
   setFloodLimit(limit: FloodLimit | undefined): void;
   calls(method?: string): ApiCall[];
+  /** Every accepted answerPreCheckoutQuery, oldest first (refused calls are in calls()). */
+  preCheckoutAnswers(): PreCheckoutAnswer[];
   /** Every message of a chat, deleted ones included, oldest first. */
   messages(chatId: number, bot?: BotRef): StoredMessage[];
   file(fileId: string): StoredFile | undefined;
@@ -55,7 +58,12 @@ export interface TelegramEmulator {
 export async function createTelegramEmulator(
   options: TelegramEmulatorOptions = {},
 ): Promise<TelegramEmulator> {
-  const world = new World(options.bots ?? [], options.floodLimit, options.webhook);
+  const world = new World(
+    options.bots ?? [],
+    options.floodLimit,
+    options.webhook,
+    options.preCheckoutTimeoutMs,
+  );
   const server = await startServer(world, options.host ?? "127.0.0.1", options.port ?? 0);
 
   return {
@@ -96,6 +104,7 @@ export async function createTelegramEmulator(
         (call) => method === undefined || call.method.toLowerCase() === method.toLowerCase(),
       ),
 
+    preCheckoutAnswers: () => [...world.preCheckoutAnswers],
     messages: (chatId, bot) => world.chatLog(world.resolveBot(bot), chatId)?.list() ?? [],
     file: (fileId) => world.files.get(fileId),
     webhookDeliveries: () => [...world.webhookDeliveries],

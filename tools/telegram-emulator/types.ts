@@ -1,7 +1,7 @@
 // The emulator's public types: options, the people and groups tests create, what it
 // records and the events a live UI can follow.
 
-import type { Message, ResponseParameters, Update } from "grammy/types";
+import type { Message, PreCheckoutQuery, ResponseParameters, Update } from "grammy/types";
 import type { ReplyMarkup } from "./reply-markup.js";
 
 export interface TelegramEmulatorOptions {
@@ -13,6 +13,8 @@ export interface TelegramEmulatorOptions {
   floodLimit?: FloodLimit;
   /** How webhook POSTs are timed out and retried (Telegram's own are slower). */
   webhook?: WebhookTiming;
+  /** How long a paying user waits for answerPreCheckoutQuery (default 10 000, as Telegram). */
+  preCheckoutTimeoutMs?: number;
 }
 
 export interface WebhookTiming {
@@ -132,11 +134,54 @@ export interface CallbackAnswer {
   url: string | undefined;
 }
 
+/** An accepted answerPreCheckoutQuery. */
+export interface PreCheckoutAnswer {
+  preCheckoutQueryId: string;
+  userId: number;
+  chatId: number;
+  /** The invoice message being paid. */
+  messageId: number;
+  ok: boolean;
+  /** Only when ok is false (Telegram ignores it otherwise). */
+  errorMessage: string | undefined;
+}
+
+export interface PayOptions {
+  /** What the card does once the bot said ok: "paid" (the default) or "declined". */
+  outcome?: "paid" | "declined";
+  /** provider_payment_charge_id of the payment; generated when absent. */
+  providerChargeId?: string;
+  /** Pays an invoice that was paid already (Telegram shows its receipt instead). */
+  again?: boolean;
+}
+
+/** How ChatUser.pay ended. */
+export type PaymentResult =
+  | {
+      kind: "paid";
+      preCheckoutQuery: PreCheckoutQuery;
+      /** The successful_payment service message in the chat. */
+      message: Message;
+      /** The update carrying it (to inject again); undefined when the bot does not get it. */
+      update: Update | undefined;
+      telegramChargeId: string;
+      providerChargeId: string;
+    }
+  /** The bot said ok, the card was declined: no message. */
+  | { kind: "declined"; preCheckoutQuery: PreCheckoutQuery }
+  /** The bot answered ok: false. */
+  | { kind: "refused"; preCheckoutQuery: PreCheckoutQuery; errorMessage: string }
+  /** No answer within preCheckoutTimeoutMs (or the bot never got the query). */
+  | { kind: "timeout"; preCheckoutQuery: PreCheckoutQuery }
+  /** Nothing to pay: the invoice was deleted, or paid already. */
+  | { kind: "unavailable"; reason: string };
+
 export type EmulatorEvent =
   | { type: "message"; botId: number; chatId: number; message: Message; sentByBot: boolean }
   | { type: "edit"; botId: number; chatId: number; message: Message }
   | { type: "delete"; botId: number; chatId: number; messageId: number }
   | { type: "callback-answer"; botId: number; chatId: number; answer: CallbackAnswer }
+  | { type: "pre-checkout-answer"; botId: number; chatId: number; answer: PreCheckoutAnswer }
   | { type: "chat-action"; botId: number; chatId: number; action: string }
   | { type: "update"; botId: number; chatId: number | undefined; update: Update };
 

@@ -16,6 +16,7 @@ import type {
   EmulatorEvent,
   FloodLimit,
   GroupSpec,
+  PreCheckoutAnswer,
   StoredFile,
   StoredMessage,
   UpdateInput,
@@ -28,6 +29,9 @@ import { WEBHOOK_DEFAULTS, type Webhook } from "./webhook-delivery.js";
 
 const TOKEN = /^(\d+):([A-Za-z0-9_-]+)$/;
 
+/** Telegram gives a bot 10 seconds to answer a pre-checkout query. */
+const PRE_CHECKOUT_TIMEOUT_MS = 10_000;
+
 export interface BotState {
   readonly id: number;
   readonly token: string;
@@ -39,6 +43,9 @@ export interface BotState {
   readonly blockedBy: Set<number>;
   readonly callbackQueries: Map<string, CallbackQueryState>;
   readonly chats: Map<number, ChatLog>;
+  /** What Telegram keeps of an invoice and never shows in the message (the payload). */
+  readonly invoices: WeakMap<StoredMessage, InvoiceState>;
+  readonly preCheckoutQueries: Map<string, PreCheckoutState>;
   /** Set by setWebhook: updates are then posted, and getUpdates is refused. */
   webhook: Webhook | undefined;
 }
@@ -48,6 +55,24 @@ interface CallbackQueryState {
   chatId: number;
   messageId: number;
   answered: boolean;
+}
+
+interface InvoiceState {
+  payload: string;
+  /** Needs a shipping_query first, which the emulator does not do. */
+  isFlexible: boolean;
+  /** Once paid, Telegram shows a receipt instead of the Pay button. */
+  paid: boolean;
+}
+
+export interface PreCheckoutState {
+  userId: number;
+  chatId: number;
+  messageId: number;
+  /** "expired" once the user stopped waiting: a late answer is refused. */
+  status: "pending" | "answered" | "expired";
+  /** Hands an accepted answer to the waiting payment. */
+  settle(answer: PreCheckoutAnswer): void;
 }
 
 export interface UserRecord {
@@ -74,13 +99,24 @@ export class World {
   readonly failures = new ForcedFailures();
   readonly webhookDeliveries: WebhookDelivery[] = [];
   readonly webhookTiming: Required<WebhookTiming>;
+  readonly preCheckoutAnswers: PreCheckoutAnswer[] = [];
+  readonly preCheckoutTimeoutMs: number;
   private currentFloodLimit: FloodLimit | undefined;
   private readonly listeners = new Set<(event: EmulatorEvent) => void>();
   private sequence = 0;
 
-  constructor(bots: BotSpec[], floodLimit: FloodLimit | undefined, webhook: WebhookTiming = {}) {
+  constructor(
+    bots: BotSpec[],
+    floodLimit: FloodLimit | undefined,
+    webhook: WebhookTiming = {},
+    preCheckoutTimeoutMs = PRE_CHECKOUT_TIMEOUT_MS,
+  ) {
+    if (!(Number.isFinite(preCheckoutTimeoutMs) && preCheckoutTimeoutMs > 0)) {
+      throw new RangeError(`preCheckoutTimeoutMs must be positive, got ${preCheckoutTimeoutMs}`);
+    }
     this.floodLimit = floodLimit;
     this.webhookTiming = { ...WEBHOOK_DEFAULTS, ...webhook };
+    this.preCheckoutTimeoutMs = preCheckoutTimeoutMs;
     for (const spec of bots) {
       if (!this.botForToken(spec.token, spec)) throw new Error(`Invalid bot token "${spec.token}"`);
     }
@@ -133,6 +169,8 @@ export class World {
       blockedBy: new Set(),
       callbackQueries: new Map(),
       chats: new Map(),
+      invoices: new WeakMap(),
+      preCheckoutQueries: new Map(),
       webhook: undefined,
     };
     this.bots.set(id, bot);
@@ -292,6 +330,16 @@ export class World {
     from: User,
     content: Omit<MessageContent, "from">,
   ): Message {
+    return this.postUserUpdate(bot, log, from, content).message;
+  }
+
+  /** postUserMessage, with the update the bot got (undefined when it got none). */
+  postUserUpdate(
+    bot: BotState,
+    log: ChatLog,
+    from: User,
+    content: Omit<MessageContent, "from">,
+  ): { message: Message; update: Update | undefined } {
     const entry = log.add({ from, ...content }, this.now(), false);
     this.emit({
       type: "message",
@@ -302,10 +350,11 @@ export class World {
     });
     const group = this.groups.get(log.chatId);
     const status = group && this.groupStatus(bot, group);
-    if (status !== "left" && status !== "kicked") {
-      this.enqueue(bot, { message: { ...entry.message, chat: log.chat, from } });
-    }
-    return entry.message;
+    const update =
+      status === "left" || status === "kicked"
+        ? undefined
+        : this.enqueue(bot, { message: { ...entry.message, chat: log.chat, from } });
+    return { message: entry.message, update };
   }
 
   pressButton(bot: BotState, from: User, entry: StoredMessage, data: string): CallbackQuery {

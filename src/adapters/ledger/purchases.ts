@@ -9,15 +9,27 @@ import {
   type Transaction,
 } from "kysely";
 import type { ProviderTime, ServiceKind } from "../../domain/model.js";
-import type { Claim, Creation, Purchase, PurchaseStore } from "../../domain/purchase.js";
-import { isOpen } from "../../domain/purchase.js";
+import type {
+  PaymentLedger,
+  PaymentReceipt,
+  ReceivedPayment,
+  Refund,
+} from "../../domain/payment.js";
+import { paysFor } from "../../domain/payment.js";
+import type {
+  Claim,
+  Creation,
+  PaymentMethod,
+  Purchase,
+  PurchasePayment,
+  PurchaseStore,
+} from "../../domain/purchase.js";
+import { isOpen, TOLD_PHASES } from "../../domain/purchase.js";
 import type { LedgerConnection } from "./connection.js";
 import { leaseUntil, newLeaseToken, RowLease } from "./lease.js";
-import type { LedgerTables, PurchaseRow } from "./schema.js";
+import type { LedgerTables, PaymentRow, PurchaseRow } from "./schema.js";
 
-const SETTLED = ["charged", "not-charged", "unknown"];
-
-export class LedgerPurchases implements PurchaseStore {
+export class LedgerPurchases implements PurchaseStore, PaymentLedger {
   /**
    * @param actor who writes (this instance), named in every event
    */
@@ -36,7 +48,8 @@ export class LedgerPurchases implements PurchaseStore {
             .insertInto("purchases")
             .values({
               ...toRow(purchase),
-              due_at: new Date(purchase.createdAt),
+              // One awaiting payment is looked at when its window closes.
+              due_at: new Date(purchase.payment?.expiresAt ?? purchase.createdAt),
               lease_owner: token,
               lease_until: leaseUntil(leaseMs),
             })
@@ -126,7 +139,7 @@ export class LedgerPurchases implements PurchaseStore {
       db
         .selectFrom("purchases")
         .select("id")
-        .where("phase", "in", SETTLED)
+        .where("phase", "in", [...TOLD_PHASES])
         .where(sql<boolean>`told IS DISTINCT FROM phase`)
         .where(leaseFree)
         .orderBy("updated_at"),
@@ -185,6 +198,159 @@ export class LedgerPurchases implements PurchaseStore {
         .executeTakeFirst(),
     );
     return Number(row?.count ?? 0);
+  }
+
+  /**
+   * One transaction: the payment row (once per charge id), then, when it pays for its
+   * purchase, the purchase paid, due at once and leased to the caller; otherwise owed back.
+   */
+  async receivePayment(payment: ReceivedPayment, leaseMs: number): Promise<PaymentReceipt> {
+    const token = newLeaseToken();
+    return this.ledger.run((db) =>
+      db.transaction().execute(async (tx): Promise<PaymentReceipt> => {
+        const row = await tx
+          .selectFrom("purchases")
+          .selectAll()
+          .where("id", "=", payment.purchaseId)
+          .forUpdate()
+          .executeTakeFirst();
+        const purchase = row ? fromRow(row) : null;
+        const applies = purchase !== null && paysFor(purchase, payment);
+        const inserted = await tx
+          .insertInto("payments")
+          .values({
+            purchase_id: purchase?.id ?? null,
+            buyer: purchase?.buyer ?? null,
+            method: payment.method,
+            currency: payment.currency,
+            minor: payment.minor,
+            charge_id: payment.charge.id,
+            provider_charge_id: payment.charge.providerId,
+            received_at: new Date(payment.charge.at),
+            applied: applies,
+            ...(!applies && { refund: "due", refund_due_at: new Date(), refund_reason: "stray" }),
+          })
+          .onConflict((conflict) => conflict.columns(["method", "charge_id"]).doNothing())
+          .returning(REFUND_COLUMNS)
+          .executeTakeFirst();
+        if (!inserted) return { kind: "duplicate" };
+        if (!purchase || !applies) {
+          return {
+            kind: "stray",
+            refund: refundOf({ ...inserted, language: purchase?.language ?? null }),
+          };
+        }
+        const from = purchase.phase;
+        purchase.phase = "paid";
+        purchase.payment = { ...(purchase.payment as PurchasePayment), charge: payment.charge };
+        purchase.updatedAt = payment.charge.at;
+        await tx
+          .updateTable("purchases")
+          .set({
+            ...toRow(purchase),
+            due_at: sql<Date>`now()`,
+            lease_owner: token,
+            lease_until: leaseUntil(leaseMs),
+          })
+          .where("id", "=", purchase.id)
+          .execute();
+        await this.event(tx, purchase, from);
+        return {
+          kind: "applied",
+          claim: {
+            id: purchase.id,
+            lease: new RowLease(() => this.ledger.db, purchase.id, token, leaseMs),
+          },
+        };
+      }),
+    );
+  }
+
+  awaitingPayment(buyer: number): Promise<Purchase[]> {
+    return this.many((db) =>
+      db
+        .selectFrom("purchases")
+        .where("buyer", "=", buyer)
+        .where("phase", "=", "awaiting-payment")
+        .orderBy("created_at"),
+    );
+  }
+
+  async refundsDue(count: number): Promise<Refund[]> {
+    const rows = await this.ledger.run((db) =>
+      db
+        .selectFrom("payments")
+        .leftJoin("purchases", "purchases.id", "payments.purchase_id")
+        .select([...REFUND_COLUMNS, "purchases.language"])
+        .where("payments.refund", "=", "due")
+        .orderBy("payments.refund_due_at")
+        .limit(count)
+        .execute(),
+    );
+    return rows.map(refundOf);
+  }
+
+  /**
+   * One transaction: the refund marked done only where it is due (never twice), and its
+   * purchase, when the payment paid for one, refunded with an event naming who did it.
+   */
+  markRefunded(key: string, by: string, note: string | null): Promise<Refund | null> {
+    return this.ledger.run((db) =>
+      db.transaction().execute(async (tx) => {
+        const done = await tx
+          .updateTable("payments")
+          .set({
+            refund: "refunded",
+            refunded_at: sql<Date>`now()`,
+            refunded_by: by,
+            refund_note: note,
+          })
+          .where("id", "=", (eb) =>
+            eb
+              .selectFrom("payments")
+              .select("id")
+              .where("refund", "=", "due")
+              .where((w) => w.or([w("purchase_id", "=", key), w("charge_id", "=", key)]))
+              .orderBy("refund_due_at")
+              .limit(1),
+          )
+          .returning([...REFUND_COLUMNS, "applied"])
+          .executeTakeFirst();
+        if (!done) return null;
+        let language: string | null = null;
+        if (done.purchase_id !== null) {
+          const row = await tx
+            .selectFrom("purchases")
+            .selectAll()
+            .where("id", "=", done.purchase_id)
+            .forUpdate()
+            .executeTakeFirst();
+          language = row?.language ?? null;
+          if (row && done.applied && row.phase === "refund-due") {
+            const purchase = fromRow(row);
+            purchase.phase = "refunded";
+            purchase.updatedAt = Date.now();
+            await tx
+              .updateTable("purchases")
+              .set({ ...toRow(purchase), due_at: null })
+              .where("id", "=", purchase.id)
+              .execute();
+            await tx
+              .insertInto("purchase_events")
+              .values({
+                purchase_id: purchase.id,
+                from_phase: "refund-due",
+                to_phase: "refunded",
+                told: purchase.told,
+                reason: note,
+                actor: by,
+              })
+              .execute();
+          }
+        }
+        return refundOf({ ...done, language });
+      }),
+    );
   }
 
   /**
@@ -286,6 +452,18 @@ export class LedgerPurchases implements PurchaseStore {
           .from("before")
           .whereRef("purchases.id", "=", "before.id")
           .returning(["before.phase as from_phase", "before.told as from_told"]),
+      )
+      // A purchase owed back owes its payment: marked in the same statement.
+      .with("owed", (q) =>
+        q
+          .updateTable("payments")
+          .set({ refund: "due", refund_due_at: sql<Date>`now()`, refund_reason: purchase.reason })
+          .where("purchase_id", "=", purchase.id)
+          .where("applied", "=", true)
+          .where("refund", "=", "none")
+          .where(sql<boolean>`${purchase.phase}::text = 'refund-due'`)
+          .where((eb) => eb.exists(eb.selectFrom("changed").select("changed.from_phase")))
+          .returning("payments.id"),
       )
       .with("event", (q) =>
         q
@@ -414,6 +592,95 @@ function toRow(purchase: Purchase) {
     from_reminder: purchase.fromReminder === true,
     created_at: new Date(purchase.createdAt),
     updated_at: new Date(purchase.updatedAt),
+    ...paymentColumns(purchase.payment),
+  };
+}
+
+function paymentColumns(payment: Purchase["payment"]) {
+  return {
+    payment_method: payment?.method ?? null,
+    payment_currency: payment?.currency ?? null,
+    payment_minor: payment?.minor ?? null,
+    payment_expires_at: payment ? new Date(payment.expiresAt) : null,
+    payment_offer: payment?.offer ?? null,
+    payment_charge_id: payment?.charge?.id ?? null,
+    payment_provider_charge_id: payment?.charge?.providerId ?? null,
+    paid_at: payment?.charge ? new Date(payment.charge.at) : null,
+  };
+}
+
+function paymentOf(row: Selectable<PurchaseRow>): Purchase["payment"] {
+  if (!row.payment_method || !row.payment_currency || row.payment_minor === null) return undefined;
+  return {
+    method: row.payment_method as PaymentMethod,
+    currency: row.payment_currency,
+    minor: Number(row.payment_minor),
+    expiresAt: new Date(row.payment_expires_at ?? 0).getTime(),
+    ...(row.payment_offer !== null && { offer: row.payment_offer }),
+    ...(row.payment_charge_id !== null && {
+      charge: {
+        id: row.payment_charge_id,
+        providerId: row.payment_provider_charge_id,
+        at: new Date(row.paid_at ?? 0).getTime(),
+      },
+    }),
+  };
+}
+
+type RefundRow = Pick<
+  Selectable<PaymentRow>,
+  | "id"
+  | "purchase_id"
+  | "buyer"
+  | "method"
+  | "currency"
+  | "minor"
+  | "charge_id"
+  | "provider_charge_id"
+  | "received_at"
+  | "refund_due_at"
+  | "refunded_at"
+  | "refunded_by"
+  | "refund_note"
+> & { language: string | null };
+
+const REFUND_COLUMNS = [
+  "payments.id",
+  "payments.purchase_id",
+  "payments.buyer",
+  "payments.method",
+  "payments.currency",
+  "payments.minor",
+  "payments.charge_id",
+  "payments.provider_charge_id",
+  "payments.received_at",
+  "payments.refund_due_at",
+  "payments.refunded_at",
+  "payments.refunded_by",
+  "payments.refund_note",
+] as const;
+
+function refundOf(row: RefundRow): Refund {
+  return {
+    paymentId: String(row.id),
+    purchaseId: row.purchase_id,
+    buyer: row.buyer === null ? null : Number(row.buyer),
+    language: row.language,
+    method: row.method as PaymentMethod,
+    currency: row.currency,
+    minor: Number(row.minor),
+    chargeId: row.charge_id,
+    providerChargeId: row.provider_charge_id,
+    receivedAt: new Date(row.received_at).getTime(),
+    dueSince: new Date(row.refund_due_at ?? row.received_at).getTime(),
+    ...(row.refunded_at &&
+      row.refunded_by && {
+        done: {
+          at: new Date(row.refunded_at).getTime(),
+          by: row.refunded_by,
+          note: row.refund_note,
+        },
+      }),
   };
 }
 
@@ -449,5 +716,8 @@ function fromRow(row: Selectable<PurchaseRow>): Purchase {
     reason: row.reason as Purchase["reason"],
     createdAt: new Date(row.created_at).getTime(),
     updatedAt: new Date(row.updated_at).getTime(),
+    ...withPayment(paymentOf(row)),
   };
 }
+
+const withPayment = (payment: Purchase["payment"]) => (payment ? { payment } : {});

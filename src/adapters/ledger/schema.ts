@@ -37,10 +37,39 @@ export interface PurchaseRow {
   due_at: ColumnType<Date | null, Date | null, Date | null>;
   lease_owner: string | null;
   lease_until: ColumnType<Date | null, Date | null, Date | null>;
+  payment_method: string | null;
+  payment_currency: string | null;
+  /** bigint: read as text, written as a number (minor units are safe integers). */
+  payment_minor: ColumnType<string | null, number | null, number | null>;
+  payment_expires_at: ColumnType<Date | null, Date | null, Date | null>;
+  payment_offer: string | null;
+  payment_charge_id: string | null;
+  payment_provider_charge_id: string | null;
+  paid_at: ColumnType<Date | null, Date | null, Date | null>;
+}
+
+export interface PaymentRow {
+  id: Generated<string>;
+  purchase_id: string | null;
+  buyer: ColumnType<string | null, number | null, number | null>;
+  method: string;
+  currency: string;
+  minor: ColumnType<string, number, number>;
+  charge_id: string;
+  provider_charge_id: string | null;
+  received_at: Generated<Date>;
+  applied: boolean;
+  refund: Generated<string>;
+  refund_reason: string | null;
+  refund_due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  refunded_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  refunded_by: string | null;
+  refund_note: string | null;
 }
 
 export interface LedgerTables {
   purchases: PurchaseRow;
+  payments: PaymentRow;
   purchase_checkouts: { checkout_id: string; purchase_id: string; taken_at: Time };
   purchase_events: {
     id: Generated<string>;

@@ -7,6 +7,7 @@ import { badRequest } from "../api-error.js";
 import { canonicalJson } from "../canonical-json.js";
 import type { ChatLog } from "../chat-log.js";
 import { readCaption, readMessageText } from "../formatted-text.js";
+import { invoiceMarkup } from "../invoice.js";
 import { type ReplyMarkup, readReplyMarkup } from "../reply-markup.js";
 import type { StoredMessage } from "../types.js";
 import { type MethodCall, messageIdParam, targetChat } from "./method-call.js";
@@ -39,7 +40,10 @@ export function editMessageCaption(call: MethodCall): Message {
 
 export function editMessageReplyMarkup(call: MethodCall): Message {
   const { log, entry } = editableMessage(call);
-  return applyEdit(call, log, entry, {}, readReplyMarkup(call.params, true));
+  const markup = readReplyMarkup(call.params, true);
+  // An invoice keeps its Pay button first.
+  const { invoice } = entry.message;
+  return applyEdit(call, log, entry, {}, invoice ? invoiceMarkup(markup, invoice) : markup);
 }
 
 export function deleteMessage(call: MethodCall): true {

@@ -18,6 +18,7 @@ import {
   editMessageText,
 } from "./edit.js";
 import type { MethodHandler } from "./method-call.js";
+import { answerPreCheckoutQuery, sendInvoice } from "./payments.js";
 import {
   copyMessage,
   forwardMessage,
@@ -46,11 +47,13 @@ const METHODS: Record<string, MethodHandler> = {
   copyMessage,
   forwardMessage,
   sendChatAction,
+  sendInvoice,
   editMessageText,
   editMessageCaption,
   editMessageReplyMarkup,
   deleteMessage,
   answerCallbackQuery,
+  answerPreCheckoutQuery,
   getChat,
   getChatMember,
   leaveChat,

@@ -74,6 +74,8 @@ export function sendDocument(call: MethodCall): Message {
 export function copyMessage(call: MethodCall): { message_id: number } {
   const log = targetChat(call);
   const source = sourceMessage(call, "message to copy not found");
+  // Invoices and service messages cannot be copied.
+  if (source.invoice || source.successful_payment) throw badRequest("message can't be copied");
   const content = copiedContent(source);
   if (source.photo && call.params.string("caption") !== undefined) {
     const caption = readCaption(call.params, call.world.findUser);
@@ -126,7 +128,7 @@ function postWithoutMarkup(
 }
 
 /** reply_parameters (or the older reply_to_message_id) as the replied-to message. */
-function replyTarget(call: MethodCall, log: ChatLog): ReplyMessage | undefined {
+export function replyTarget(call: MethodCall, log: ChatLog): ReplyMessage | undefined {
   const parameters = call.params.json("reply_parameters");
   const given = typeof parameters === "object" && parameters !== null;
   const messageId = given

@@ -1,7 +1,9 @@
 // Every migration, in order. Imported (not read from a folder) so that the bundle carries them.
 import type { Migration } from "kysely/migration";
 import { purchases } from "./0001-purchases.js";
+import { payments } from "./0002-payments.js";
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001-purchases": purchases,
+  "0002-payments": payments,
 };

@@ -10,9 +10,11 @@ export function createCancel(deps: BotDeps): Composer<BotContext> {
   const cancel = new Composer<BotContext>();
   cancel.chatType("private").command("cancel", async (ctx) => {
     const pending = await deps.cancels.mark(ctx.chat.id, deps.now());
+    // An invoice not paid yet becomes unpayable.
+    const withdrawn = (await deps.payments?.cancel(ctx.chat.id)) ?? 0;
     const journey = ctx.session.journey;
     const flows = Object.keys(ctx.conversation.active());
-    const active = pending || flows.length > 0 || journey !== undefined;
+    const active = pending || withdrawn > 0 || flows.length > 0 || journey !== undefined;
     // Say what was cancelled: an admin's broadcast is not a top-up.
     const said = flows.includes(BROADCAST_FLOW)
       ? "cancelled-broadcast"

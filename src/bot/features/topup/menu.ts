@@ -28,6 +28,8 @@ import { remindersFor } from "./reminder-times.js";
 import { confirmView, listView, overviewView, type View } from "./views.js";
 
 export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
+  /** Subscribers pay in the bot: Confirm says what it costs and sends the invoice. */
+  const paid = { paid: deps.payments !== undefined };
   /**
    * The journey a button belongs to: the session's place with its listing, or one a background
    * purchase offered as a draft (taken into the session now, inside the chat's own update).
@@ -90,7 +92,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     const fmt = deps.formatter(localeOf(ctx));
     const { selected, view: shown } = journey;
     const view = selected
-      ? confirmView(journey, selected.bouquet, selected.back, t, fmt)
+      ? confirmView(journey, selected.bouquet, selected.back, t, fmt, paid)
       : shown?.op === "list"
         ? listView(journey, shown.filter, shown.page, t, fmt)
         : overviewView(journey, t, fmt, deps.now());
@@ -132,7 +134,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     let view: { text: string; keyboard: InlineKeyboard };
     if (index >= 0) {
       journey.selected = { bouquet: index, intentId: `${journey.id}-${index}`, back };
-      view = confirmView(journey, index, back, t, fmt);
+      view = confirmView(journey, index, back, t, fmt, paid);
     } else view = overviewView(journey, t, fmt, now);
     const sent = await ctx.reply(view.text, { reply_markup: view.keyboard });
     journey.menuMessageId = sent.message_id;
@@ -221,7 +223,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
           intentId: `${journey.id}-${action.bouquet}`,
           back,
         };
-        const view = confirmView(journey, action.bouquet, back, t, fmt);
+        const view = confirmView(journey, action.bouquet, back, t, fmt, paid);
         await showing(ctx, view);
         return;
       }
@@ -253,10 +255,19 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
       }),
       ...(journey.fromReminder && { fromReminder: true as const }),
     };
+    const fmt = deps.formatter(intent.language);
+    const summary = confirmView(journey, selected.bouquet, selected.back, t, fmt, paid);
+    if (deps.payments) {
+      // The invoice below the summary is what the buyer taps next; the top-up waits for it.
+      const opened = await deps.payments.open(intent);
+      if (opened.kind === "duplicate") return;
+      ctx.session.journey = undefined;
+      const said = opened.kind === "offered" ? "invoice-sent" : `payment-${opened.kind}`;
+      await editQuietly(ctx, `${summary.text}\n\n<i>${t(said)}</i>`);
+      return;
+    }
     purchases.start(intent);
     ctx.session.journey = undefined;
-    const fmt = deps.formatter(intent.language);
-    const summary = confirmView(journey, selected.bouquet, selected.back, t, fmt);
     await editQuietly(ctx, `${summary.text}\n\n<i>${t("processing-message")}</i>`);
   }
 

@@ -3,6 +3,7 @@
 import { type Api, InlineKeyboard } from "grammy";
 import { parseBouquetName } from "../../../domain/bouquet-name.js";
 import type { OutcomeChannel } from "../../../domain/outcomes.js";
+import { fromMinorUnits } from "../../../domain/payment.js";
 import type { NotChargedReason, Purchase } from "../../../domain/purchase.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import type { Translator } from "../../shared/i18n.js";
@@ -17,6 +18,14 @@ const NOT_CHARGED_KEYS: Record<NotChargedReason, string> = {
   paused: "topups-paused",
   interrupted: "purchase-interrupted",
   "offer-changed": "not-charged",
+  cancelled: "invoice-cancelled",
+  expired: "invoice-expired",
+};
+
+/** Why a paid top-up did not happen, in the words of the refund message. */
+const REFUND_WHY: Partial<Record<NotChargedReason, string>> = {
+  declined: "refund-why-declined",
+  "offer-changed": "refund-why-offer-changed",
 };
 
 export class TelegramOutcomes implements OutcomeChannel {
@@ -24,6 +33,8 @@ export class TelegramOutcomes implements OutcomeChannel {
     private readonly api: Api,
     private readonly i18n: Translator,
     private readonly formatter: (locale: string) => ValueFormatter,
+    /** Digits of the payment currency's minor unit (when subscribers pay in the bot). */
+    private readonly minorDigits = 2,
   ) {}
 
   /** A message in the buyer's language outside any update (progress, apologies). */
@@ -72,6 +83,9 @@ export class TelegramOutcomes implements OutcomeChannel {
       return { text: this.receipt(purchase, purchase.transaction, t), keyboard };
     }
     if (purchase.phase === "unknown") return { text: t("still-checking") };
+    if (purchase.phase === "refund-due" || purchase.phase === "refunded") {
+      return { text: this.refund(purchase, t) };
+    }
     const reason = purchase.reason ?? "verified";
     const text = t(NOT_CHARGED_KEYS[reason], {
       code: escapeHtml(truncate(purchase.refusal?.code ?? "", 64)),
@@ -103,7 +117,27 @@ export class TelegramOutcomes implements OutcomeChannel {
     );
     const connection = `${t(`service-${purchase.connection.service}`)} ${purchase.connection.id}`;
     lines.push(t("receipt-connection", { connection: escapeHtml(truncate(connection, 80)) }));
+    const paid = this.payment(purchase);
+    if (paid) lines.push(t("receipt-payment", paid));
     return lines.join("\n");
+  }
+
+  /** Owed back, or given back: the amount and the reference the buyer can quote. */
+  private refund(purchase: Purchase, t: Translate): string {
+    const paid = this.payment(purchase) ?? { amount: "?", reference: "?" };
+    if (purchase.phase === "refunded") return t("refunded-told", paid);
+    const why = t(REFUND_WHY[purchase.reason ?? "unavailable"] ?? "refund-why-unavailable");
+    return t("refund-due-told", { ...paid, why });
+  }
+
+  private payment(purchase: Purchase): { amount: string; reference: string } | undefined {
+    const payment = purchase.payment;
+    if (!payment?.charge) return undefined;
+    const fmt = this.formatter(purchase.language);
+    return {
+      amount: fmt.amount(fromMinorUnits(payment.minor, this.minorDigits)),
+      reference: escapeHtml(truncate(payment.charge.providerId ?? payment.charge.id, 64)),
+    };
   }
 }
 

@@ -92,7 +92,10 @@ export class PurchaseRunner {
             old: fmt.amount(intent.bouquet.price),
             new: fmt.amount(current.price),
           });
-      view = confirmView(journey, index, back, t, fmt, note);
+      view = confirmView(journey, index, back, t, fmt, {
+        note,
+        paid: this.deps.payments !== undefined,
+      });
     } else {
       const overview = overviewView(journey, t, fmt, now);
       view = { ...overview, text: `${t("bouquet-gone")}\n\n${overview.text}` };

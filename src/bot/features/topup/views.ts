@@ -203,8 +203,9 @@ export function confirmView(
   back: MenuAction,
   t: Translate,
   fmt: ValueFormatter,
-  note?: string,
+  options: { note?: string; paid?: boolean } = {},
 ): View {
+  const { note, paid } = options;
   const bouquet = journey.bouquets[index];
   const text = [
     note ?? "",
@@ -220,7 +221,11 @@ export function confirmView(
     .filter(Boolean)
     .join("\n");
   const keyboard = new InlineKeyboard()
-    .text(t("button-confirm"), menuButton(journey.id, { op: "confirm" }))
+    .text(
+      // Paid in the bot: the button says what it costs.
+      paid && bouquet ? t("button-pay", { price: fmt.amount(bouquet.price) }) : t("button-confirm"),
+      menuButton(journey.id, { op: "confirm" }),
+    )
     .row()
     .text(t("button-back"), menuButton(journey.id, back))
     .text(t("button-cancel"), menuButton(journey.id, { op: "cancel" }));

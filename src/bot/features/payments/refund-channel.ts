@@ -1,0 +1,54 @@
+// Refunds said in Telegram: every admin (in their language) and support group is alerted with
+// what the payment provider needs to refund by hand, and the buyer of a payment that paid for
+// nothing is told it will be (or was) refunded.
+import type { Api } from "grammy";
+import type { Refund } from "../../../domain/payment.js";
+import type { Log } from "../../../domain/ports.js";
+import type { RefundAlert, RefundChannel } from "../../../domain/refunds.js";
+import type { SubscriberStore } from "../../../domain/subscribers.js";
+import { registeredLanguage, type Translator } from "../../shared/i18n.js";
+import type { ValueFormatter } from "../../shared/values.js";
+import { refundFacts } from "./views.js";
+
+export interface RefundRecipients {
+  adminUserIds: number[];
+  supportChatIds: number[];
+  minorDigits: number;
+}
+
+export class TelegramRefundChannel implements RefundChannel {
+  constructor(
+    private readonly api: Api,
+    private readonly i18n: Translator,
+    private readonly formatter: (locale: string) => ValueFormatter,
+    private readonly subscribers: SubscriberStore,
+    private readonly recipients: RefundRecipients,
+    private readonly log: Log,
+  ) {}
+
+  async alertOperators(refund: RefundAlert): Promise<void> {
+    const chats = [
+      ...this.recipients.adminUserIds.map(
+        async (id) => [id, await registeredLanguage(this.subscribers, id)] as const,
+      ),
+      ...this.recipients.supportChatIds.map(async (id) => [id, "en"] as const),
+    ];
+    const sent = await Promise.allSettled(
+      chats.map(async (chat) => {
+        const [id, language] = await chat;
+        const facts = refundFacts(refund, this.formatter(language), this.recipients.minorDigits);
+        await this.api.sendMessage(id, this.i18n.t(language, "refund-due-alert", facts));
+      }),
+    );
+    const failed = sent.filter((result) => result.status === "rejected").length;
+    if (failed > 0) this.log.warn({ failed }, "some operators were not told of a refund due");
+  }
+
+  async tellBuyer(refund: Refund, state: "owed" | "refunded"): Promise<void> {
+    if (refund.buyer === null) return;
+    const language = refund.language ?? (await registeredLanguage(this.subscribers, refund.buyer));
+    const facts = refundFacts(refund, this.formatter(language), this.recipients.minorDigits);
+    const key = state === "owed" ? "stray-payment-owed" : "stray-payment-refunded";
+    await this.api.sendMessage(refund.buyer, this.i18n.t(language, key, facts));
+  }
+}

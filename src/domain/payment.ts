@@ -1,0 +1,117 @@
+// What a payment is to the domain, whatever system took it: the amount asked in the currency's
+// minor units, the references the payment system gave, and the port each system implements.
+import type { Amount } from "./money.js";
+import type { Claim, PaymentCharge, PaymentMethod, Purchase } from "./purchase.js";
+
+/** A confirmation from the payment system itself, as received. */
+export interface ReceivedPayment {
+  method: PaymentMethod;
+  /** Our payload: the purchase id. */
+  purchaseId: string;
+  currency: string;
+  minor: number;
+  charge: PaymentCharge;
+}
+
+/** The ledger's payments (adapters/ledger/purchases.ts): each method is one transaction. */
+export interface PaymentLedger {
+  /**
+   * Records a payment confirmation, once per charge id: the purchase it pays for becomes paid
+   * and is leased to the caller for its top-up; any other is owed back.
+   */
+  receivePayment(payment: ReceivedPayment, leaseMs: number): Promise<PaymentReceipt>;
+  /** The buyer's purchases still waiting for a payment. */
+  awaitingPayment(buyer: number): Promise<Purchase[]>;
+  /** Payments owed back, oldest first. */
+  refundsDue(count: number): Promise<Refund[]>;
+  /**
+   * Marks the refund due by a purchase id or a charge id done, once, with who and why; its
+   * purchase becomes refunded in the same transaction. Null when no refund is due by that id.
+   */
+  markRefunded(key: string, by: string, note: string | null): Promise<Refund | null>;
+}
+
+/** A payment system: offers a purchase for payment and takes the offer back. */
+export interface PaymentSystem {
+  readonly method: PaymentMethod;
+  /** Sends the invoice (or link) to the buyer; returns its handle. */
+  offer(purchase: Purchase): Promise<string>;
+  /** Makes the offer unpayable (cancelled or expired); best effort. */
+  withdraw(purchase: Purchase): Promise<void>;
+}
+
+/**
+ * Digits after the decimal point in the currency's minor unit, from the platform's currency
+ * data (NPR 2, JPY 0, KWD 3); null for a code the platform does not know.
+ */
+export function minorUnitDigits(currency: string): number | null {
+  // The formatter takes any three letters; the list holds the codes the platform knows.
+  if (!Intl.supportedValuesOf("currency").includes(currency)) return null;
+  try {
+    return (
+      new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions()
+        .maximumFractionDigits ?? null
+    );
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The amount in minor units, exactly (string arithmetic, never a float); null when it has more
+ * decimals than the currency can carry (it cannot be asked for exactly).
+ */
+export function toMinorUnits(amount: Amount, digits: number): number | null {
+  const [whole = "0", fraction = ""] = amount.split(".");
+  const significant = fraction.replace(/0+$/, "");
+  if (significant.length > digits) return null;
+  const minor = Number(`${whole}${fraction.padEnd(digits, "0").slice(0, digits)}`);
+  return Number.isSafeInteger(minor) ? minor : null;
+}
+
+/** A confirmation pays for this purchase: it waits for exactly this payment. */
+export function paysFor(purchase: Purchase, payment: ReceivedPayment): boolean {
+  const asked = purchase.payment;
+  return (
+    purchase.phase === "awaiting-payment" &&
+    asked !== undefined &&
+    asked.method === payment.method &&
+    asked.currency === payment.currency &&
+    asked.minor === payment.minor
+  );
+}
+
+/** What recording a confirmation did. */
+export type PaymentReceipt =
+  /** It pays for its purchase, now paid and held by this lease for its top-up. */
+  | { kind: "applied"; claim: Claim }
+  /** This charge id was recorded before (the same update again). */
+  | { kind: "duplicate" }
+  /** It pays for nothing (already paid, cancelled, expired, amount differs): owed back. */
+  | { kind: "stray"; refund: Refund };
+
+/** A payment owed back, or given back. */
+export interface Refund {
+  /** The ledger's id of the payment. */
+  paymentId: string;
+  purchaseId: string | null;
+  buyer: number | null;
+  /** The buyer's language, when the purchase is known. */
+  language: string | null;
+  method: PaymentMethod;
+  currency: string;
+  minor: number;
+  chargeId: string;
+  providerChargeId: string | null;
+  receivedAt: number;
+  dueSince: number;
+  /** Set once refunded. */
+  done?: { at: number; by: string; note: string | null };
+}
+
+/** Minor units back to the amount they stand for, exactly ("70000", 2 → "700.00"). */
+export function fromMinorUnits(minor: number, digits: number): Amount {
+  if (digits === 0) return String(minor);
+  const text = String(minor).padStart(digits + 1, "0");
+  return `${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}

@@ -1,0 +1,258 @@
+// Where a payment is confirmed. A paid purchase starts waiting for its payment (the invoice
+// out), is checked before the payment system takes the money, and becomes paid only from the
+// payment system's own confirmation, recorded once per charge id before anything else. Then
+// its top-up runs (topup.ts); a payment that pays for nothing is owed back (refunds.ts).
+
+import type { OutcomeTeller } from "./outcomes.js";
+import {
+  type PaymentLedger,
+  type PaymentReceipt,
+  type PaymentSystem,
+  type ReceivedPayment,
+  toMinorUnits,
+} from "./payment.js";
+import type { Clock, Log } from "./ports.js";
+import type { Claim, Purchase } from "./purchase.js";
+import type { PurchaseBook } from "./purchase-book.js";
+import type { RefundDesk } from "./refunds.js";
+import type { PurchaseIntent, TopupService } from "./topup.js";
+
+export interface PaymentOptions {
+  currency: string;
+  /** Digits of the currency's minor unit. */
+  minorDigits: number;
+  /** How long an invoice may be paid. */
+  windowMs: number;
+  /** Lease on a purchase while its payment is offered or its top-up runs. */
+  lockTtlMs: number;
+  /** Confirmations the ledger could not take are written again this often. */
+  retryMs: number;
+}
+
+export type OpenOutcome =
+  | { kind: "offered"; purchase: Purchase }
+  /** This very intent was taken already (double tap, duplicate update, replay). */
+  | { kind: "duplicate" }
+  /** The price cannot be asked in the currency's minor units. */
+  | { kind: "unpayable" }
+  /** The purchase could not be recorded, or the invoice not sent: nothing can be paid. */
+  | { kind: "unavailable" };
+
+/** Why a payment about to be made is refused; each is said to the payer in their language. */
+export type PaymentRefusal =
+  | "unknown-payment"
+  | "amount-differs"
+  | "payment-expired"
+  | "payment-cancelled"
+  | "already-paid"
+  | "topups-paused"
+  | "ledger-unavailable";
+
+/** Whether top-ups can be made now (the provider answers and takes our token). */
+export type TopupsOpen = () => boolean;
+
+export class PaymentService {
+  /** Confirmations not written yet, by charge id: written again until the ledger takes them. */
+  private readonly unwritten = new Map<string, ReceivedPayment>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly book: PurchaseBook,
+    private readonly ledger: PaymentLedger,
+    private readonly topups: TopupService,
+    private readonly teller: OutcomeTeller,
+    private readonly system: PaymentSystem,
+    private readonly refunds: RefundDesk,
+    private readonly topupsOpen: TopupsOpen,
+    private readonly options: PaymentOptions,
+    private readonly log: Log,
+    private readonly now: Clock = Date.now,
+  ) {}
+
+  /**
+   * The buyer confirmed: the purchase is recorded as awaiting payment (the buyer's older
+   * unpaid invoices are withdrawn) and its invoice sent.
+   */
+  async open(intent: PurchaseIntent): Promise<OpenOutcome> {
+    const minor = toMinorUnits(intent.bouquet.price, this.options.minorDigits);
+    if (minor === null || minor <= 0) return { kind: "unpayable" };
+    const purchase = this.topups.newPurchase(intent);
+    // The outcome comes long after the summary, below the invoice: a new message, not an edit.
+    delete purchase.statusMessage;
+    purchase.phase = "awaiting-payment";
+    purchase.payment = {
+      method: this.system.method,
+      currency: this.options.currency,
+      minor,
+      expiresAt: this.now() + this.options.windowMs,
+    };
+    try {
+      await this.withdrawOlder(intent.buyer);
+      const creation = await this.book.store.create(purchase, this.options.lockTtlMs);
+      if (creation.kind !== "created") return { kind: "duplicate" };
+      try {
+        purchase.payment.offer = await this.system.offer(purchase);
+        await this.book.commit(purchase);
+      } finally {
+        await creation.lease.release().catch(() => undefined);
+      }
+    } catch (error) {
+      this.log.warn({ err: error, purchaseId: purchase.id }, "payment not offered");
+      // An invoice that never went out: the purchase ends here (if it was recorded at all).
+      if (purchase.payment.offer === undefined) {
+        await this.end(purchase, "cancelled", true).catch(() => undefined);
+      }
+      return { kind: "unavailable" };
+    }
+    return { kind: "offered", purchase };
+  }
+
+  /** The last word before the payment system takes the money: null when it may. */
+  async check(purchaseId: string, currency: string, minor: number): Promise<PaymentRefusal | null> {
+    let purchase: Purchase | null;
+    try {
+      purchase = await this.book.get(purchaseId);
+    } catch {
+      return "ledger-unavailable";
+    }
+    if (!purchase?.payment) return "unknown-payment";
+    if (purchase.payment.currency !== currency || purchase.payment.minor !== minor) {
+      return "amount-differs";
+    }
+    if (purchase.phase === "unpaid") {
+      return purchase.reason === "expired" ? "payment-expired" : "payment-cancelled";
+    }
+    if (purchase.phase !== "awaiting-payment") return "already-paid";
+    if (this.now() > purchase.payment.expiresAt) return "payment-expired";
+    if (!this.topupsOpen()) return "topups-paused";
+    return null;
+  }
+
+  /**
+   * The payment system's confirmation: recorded before anything else (kept in memory and
+   * written again while the ledger is away; the top-up waits for that write), then topped up,
+   * or owed back when it pays for nothing.
+   */
+  async receive(payment: ReceivedPayment): Promise<PaymentReceipt["kind"] | "kept"> {
+    let receipt: PaymentReceipt;
+    try {
+      receipt = await this.ledger.receivePayment(payment, this.options.lockTtlMs);
+    } catch (error) {
+      if (this.unwritten.size === 0) {
+        this.log.error(
+          { purchaseId: payment.purchaseId, reason: error instanceof Error ? error.message : "" },
+          "payment kept in memory until the ledger is back",
+        );
+      }
+      this.unwritten.set(payment.charge.id, payment);
+      this.schedule();
+      return "kept";
+    }
+    if (this.unwritten.delete(payment.charge.id) && this.unwritten.size === 0) {
+      this.log.info({}, "payments written after all");
+    }
+    switch (receipt.kind) {
+      case "duplicate":
+        this.log.info({ purchaseId: payment.purchaseId }, "payment confirmation seen before");
+        break;
+      case "stray":
+        await this.refunds.owe(receipt.refund);
+        break;
+      case "applied":
+        this.log.info({ purchaseId: payment.purchaseId }, "payment received");
+        // In the background: the chat is not held while the provider is asked.
+        this.track(this.topups.resolve(receipt.claim));
+    }
+    return receipt.kind;
+  }
+
+  /** Waits for the top-ups under way (graceful shutdown). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.running]);
+  }
+
+  private track(task: Promise<void>): void {
+    const tracked = task
+      .catch((error: unknown) => this.log.error({ err: error }, "paid top-up failed"))
+      .finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
+  }
+
+  /** The buyer cancels before paying: every invoice of theirs still unpaid is withdrawn. */
+  async cancel(buyer: number): Promise<number> {
+    const awaiting = await this.ledger.awaitingPayment(buyer);
+    for (const purchase of awaiting) await this.end(purchase, "cancelled", true);
+    return awaiting.length;
+  }
+
+  /**
+   * Reconciliation's claim: an invoice whose window has passed is withdrawn ("not paid");
+   * anything else is the top-up's.
+   */
+  async resolve(claim: Claim): Promise<void> {
+    const purchase = await this.book.get(claim.id).catch(() => null);
+    if (purchase?.phase !== "awaiting-payment") return this.topups.resolve(claim);
+    try {
+      const expiresAt = purchase.payment?.expiresAt ?? 0;
+      if (this.now() < expiresAt) await this.book.commit(purchase, expiresAt);
+      else await this.teller.tell(await this.end(purchase, "expired"));
+    } finally {
+      await claim.lease.release().catch(() => undefined);
+    }
+  }
+
+  /** Confirmations still unwritten when stopping are logged: the payment system has them. */
+  stop(): void {
+    clearTimeout(this.timer);
+    if (this.unwritten.size > 0) {
+      this.log.error(
+        { purchaseIds: [...this.unwritten.values()].map((payment) => payment.purchaseId) },
+        "payments not written before stopping: Telegram's receipts list them",
+      );
+    }
+  }
+
+  private async withdrawOlder(buyer: number): Promise<void> {
+    for (const older of await this.ledger.awaitingPayment(buyer)) {
+      await this.end(older, "cancelled", true);
+    }
+  }
+
+  /** Unpaid: the offer is withdrawn; a cancellation is its own telling. */
+  private async end(
+    purchase: Purchase,
+    reason: "cancelled" | "expired",
+    toldByCaller = false,
+  ): Promise<Purchase> {
+    if (!(purchase.phase === "awaiting-payment" || purchase.phase === "created")) return purchase;
+    purchase.phase = "unpaid";
+    purchase.reason = reason;
+    if (toldByCaller) purchase.told = "unpaid";
+    purchase.updatedAt = this.now();
+    await this.book.commit(purchase);
+    if (purchase.payment?.offer !== undefined) {
+      await this.system.withdraw(purchase).catch((error: unknown) => {
+        this.log.warn({ err: error, purchaseId: purchase.id }, "could not withdraw an invoice");
+      });
+    }
+    return purchase;
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.writeWaiting().finally(() => {
+        if (this.unwritten.size > 0) this.schedule();
+      });
+    }, this.options.retryMs);
+    this.timer.unref();
+  }
+
+  private async writeWaiting(): Promise<void> {
+    for (const payment of [...this.unwritten.values()]) {
+      if ((await this.receive(payment)) === "kept") return;
+    }
+  }
+}

@@ -1,0 +1,260 @@
+// PAYMENT_MODE=telegram: the subscriber pays with Telegram Payments before the provider tops
+// up. The emulator takes the payment as Telegram does (invoice, pre-checkout query answered
+// within its timeout, successful_payment); the ledger is a PostgreSQL database of the test's own.
+import type { Message, Update } from "grammy/types";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ChatUser } from "../../tools/telegram-emulator/index.js";
+import { buttonsOf, expectReply } from "../support/chat.js";
+import { purchasesOf } from "../support/ledger-rows.js";
+import { BOT_TOKEN, type Stack, startStack } from "../support/stack.js";
+import { until } from "../support/wait.js";
+
+const ADMIN = 9101;
+const SUPPORT_GROUP = -100_9101;
+let stack: Stack;
+let nextUser = 9200;
+
+beforeAll(async () => {
+  stack = await startStack(
+    "paid_journey",
+    {
+      PAYMENT_MODE: "telegram",
+      PAYMENT_PROVIDER_TOKEN: "284685063:TEST:e2e",
+      CURRENCY: "NPR",
+      PAYMENT_WINDOW_SECONDS: "3",
+      ADMIN_USER_IDS: String(ADMIN),
+      SUPPORT_CHAT_IDS: String(SUPPORT_GROUP),
+      CHECKOUT_TTL_SECONDS: "3",
+      CHECKOUT_SAFETY_MARGIN_SECONDS: "1",
+    },
+    { checkoutTtlMs: 3_000 },
+    { preCheckoutTimeoutMs: 3_000 },
+  );
+});
+afterEach(() => stack.sandbox.reset());
+afterAll(() => stack.stop());
+
+const topups = () => stack.sandbox.topups.length;
+const isInvoice = (message: Message) => message.invoice !== undefined;
+
+/** A new subscriber with an invoice for 1000001's Gold renewal in front of them. */
+async function withInvoice(): Promise<{ user: ChatUser; invoice: Message }> {
+  const user = stack.emulator.user({ id: ++nextUser, first_name: "Pay", language_code: "en" });
+  await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+  const confirm = await expectReply(user, () => user.press(/Renew/), "Please confirm");
+  expect(buttonsOf(user, confirm).some((label) => /💳 Pay NPR/.test(label))).toBe(true);
+  const invoice = user.waitForMessage(isInvoice);
+  user.press(/Pay NPR/);
+  return { user, invoice: await invoice };
+}
+
+/** How the bot answered a pre-checkout query (an injected one's answer is only in the calls). */
+async function preCheckoutAnswer(queryId: string) {
+  const answer = () =>
+    stack.emulator
+      .calls("answerPreCheckoutQuery")
+      .find((call) => call.payload.pre_checkout_query_id === queryId)?.payload;
+  await until(() => answer() !== undefined, 3_000);
+  const found = answer() ?? {};
+  return {
+    ok: found.ok === true || found.ok === "true",
+    errorMessage: String(found.error_message ?? ""),
+  };
+}
+
+describe("paying with Telegram Payments", () => {
+  it("sends an invoice within Telegram's limits, tops up once paid, and names the payment", async () => {
+    const { user, invoice } = await withInvoice();
+    expect(invoice.invoice?.currency).toBe("NPR");
+    // Price in minor units, an integer: 700.00 → 70000 (whatever the bouquet's price is).
+    expect(Number.isInteger(invoice.invoice?.total_amount)).toBe(true);
+    expect([...(invoice.invoice?.title ?? "")].length).toBeLessThanOrEqual(32);
+    expect(topups()).toBe(0);
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+    const paid = await user.pay(invoice.message_id, { providerChargeId: "prov-charge-1" });
+    expect(paid.kind).toBe("paid");
+    const told = await receipt;
+    expect(told.text).toContain("Paid:");
+    expect(told.text).toContain("prov-charge-1");
+    expect(topups()).toBe(1);
+    // Exactly the price paid.
+    const sent = stack.sandbox.topups[0] as unknown as Record<string, unknown>;
+    expect(JSON.stringify(sent)).toContain(String((invoice.invoice?.total_amount ?? 0) / 100));
+  });
+
+  it("tops up once when the same successful_payment arrives twice, even under a new update id", async () => {
+    const { user, invoice } = await withInvoice();
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+    const paid = await user.pay(invoice.message_id);
+    if (paid.kind !== "paid" || !paid.update) throw new Error("not paid");
+    await receipt;
+    const again: Update = paid.update;
+    stack.emulator.injectUpdate(BOT_TOKEN, again);
+    stack.emulator.injectUpdate(BOT_TOKEN, { ...again, update_id: again.update_id + 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(topups()).toBe(1);
+    const receipts = user.messages().filter((m) => m.text?.includes("Top-up successful"));
+    expect(receipts).toHaveLength(1);
+  });
+
+  it("refuses to take a payment for an invoice already paid", async () => {
+    const { user, invoice } = await withInvoice();
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+    await user.pay(invoice.message_id);
+    await receipt;
+    const second = await user.pay(invoice.message_id, { again: true });
+    expect(second.kind).toBe("refused");
+    if (second.kind === "refused") expect(second.errorMessage).toContain("already paid");
+    expect(topups()).toBe(1);
+  });
+
+  it("owes back a second, different payment for a paid purchase: buyer and operators told", async () => {
+    const { user, invoice } = await withInvoice();
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+    const paid = await user.pay(invoice.message_id);
+    if (paid.kind !== "paid" || !paid.update?.message?.successful_payment) throw new Error("x");
+    await receipt;
+    // A second payment Telegram confirmed for the same purchase (a race with the first).
+    const message = paid.update.message;
+    const stray: Update = {
+      update_id: paid.update.update_id + 20_000,
+      message: {
+        ...message,
+        message_id: message.message_id + 1,
+        successful_payment: {
+          ...message.successful_payment,
+          telegram_payment_charge_id: `${paid.telegramChargeId}-second`,
+          provider_payment_charge_id: "prov-second",
+        },
+      } as Update["message"],
+    };
+    const admin = stack.emulator.user({ id: ADMIN, first_name: "Ad", language_code: "en" });
+    const alert = admin.waitForText("Refund due", { timeoutMs: 5_000 });
+    const owed = user.waitForText("will be refunded", { timeoutMs: 5_000 });
+    stack.emulator.injectUpdate(BOT_TOKEN, stray);
+    expect((await alert).text).toContain("prov-second");
+    expect((await owed).text).toContain("prov-second");
+    expect(topups()).toBe(1);
+  });
+
+  it("refunds when the provider refuses after payment; /refunds lists it, /refunded records it once", async () => {
+    const { user, invoice } = await withInvoice();
+    stack.sandbox.setFault("subscription-package-topup", { kind: "reject", code: "EXPIRED" });
+    const admin = stack.emulator.user({ id: ADMIN, first_name: "Ad", language_code: "en" });
+    const alert = admin.waitForText("Refund due", { timeoutMs: 8_000 });
+    const owed = user.waitForText("will be refunded", { timeoutMs: 8_000 });
+    await user.pay(invoice.message_id, { providerChargeId: "prov-refund-me" });
+    expect((await owed).text).toContain("prov-refund-me");
+    expect((await alert).text).toContain("prov-refund-me");
+    expect(topups()).toBe(0);
+
+    const listed = await expectReply(admin, () => admin.sendText("/refunds"), "Refunds due");
+    expect(listed.text).toContain("prov-refund-me");
+    const purchaseId = /purchase (\S+),/.exec((await alert).text ?? "")?.[1];
+    expect(purchaseId).toBeTruthy();
+    const refunded = user.waitForText("was refunded", { timeoutMs: 5_000 });
+    await expectReply(
+      admin,
+      () => admin.sendText(`/refunded ${purchaseId} card refund 42`),
+      "Recorded",
+    );
+    await refunded;
+    await expectReply(admin, () => admin.sendText(`/refunded ${purchaseId}`), "No refund is due");
+    const after = await expectReply(admin, () => admin.sendText("/refunds"), /Refund/);
+    expect(after.text).not.toContain("prov-refund-me");
+
+    // The ledger says who refunded it, once.
+    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+    const rows = await db.query(
+      "SELECT refund, refunded_by, refund_note FROM payments WHERE purchase_id = $1",
+      [purchaseId],
+    );
+    const events = await db.query(
+      "SELECT to_phase FROM purchase_events WHERE purchase_id = $1 ORDER BY id",
+      [purchaseId],
+    );
+    await db.end();
+    expect(rows.rows).toEqual([
+      { refund: "refunded", refunded_by: `telegram:${ADMIN}`, refund_note: "card refund 42" },
+    ]);
+    expect(events.rows.map((r) => r.to_phase)).toEqual(
+      expect.arrayContaining(["awaiting-payment", "paid", "refund-due", "refunded"]),
+    );
+  });
+
+  it("refuses /refunds and /refunded to anyone else", async () => {
+    const user = stack.emulator.user({ id: ++nextUser, first_name: "No", language_code: "en" });
+    const reply = await expectReply(user, () => user.sendText("/refunds"), /.+/);
+    expect(reply.text).not.toContain("Refunds due");
+  });
+});
+
+describe("the pre-checkout query", () => {
+  /** A pre-checkout query as Telegram would send it, forged or not. */
+  function inject(user: ChatUser, payload: string, total: number, currency = "NPR"): string {
+    const id = `pcq-${Math.random().toString(36).slice(2)}`;
+    stack.emulator.injectUpdate(BOT_TOKEN, {
+      update_id: 900_000 + Math.floor(Math.random() * 90_000),
+      pre_checkout_query: {
+        id,
+        from: user.user,
+        currency,
+        total_amount: total,
+        invoice_payload: payload,
+      },
+    });
+    return id;
+  }
+
+  it("refuses a forged payload, a different total or currency, in the user's language", async () => {
+    const { user, invoice } = await withInvoice();
+    const total = invoice.invoice?.total_amount ?? 0;
+    const forged = await preCheckoutAnswer(inject(user, "no-such-purchase", total));
+    expect(forged.ok).toBe(false);
+    expect(forged.errorMessage).toContain("not known");
+    const purchaseId = (await lastPurchaseId(user.id)) ?? "";
+    const cheaper = await preCheckoutAnswer(inject(user, purchaseId, total - 100));
+    expect(cheaper.errorMessage).toContain("does not match");
+    const dollars = await preCheckoutAnswer(inject(user, purchaseId, total, "USD"));
+    expect(dollars.errorMessage).toContain("does not match");
+    const nepali = stack.emulator.user({ id: user.id, first_name: "Pay", language_code: "ne" });
+    const inNepali = await preCheckoutAnswer(inject(nepali, "forged", total));
+    expect(inNepali.errorMessage).toContain("थाहा छैन");
+    expect(topups()).toBe(0);
+  });
+
+  it("makes a cancelled invoice unpayable", async () => {
+    const { user, invoice } = await withInvoice();
+    await expectReply(
+      user,
+      () => user.press(/Cancel/, { messageId: invoice.message_id }),
+      "Payment cancelled",
+    );
+    const attempt = await user.pay(invoice.message_id);
+    expect(attempt.kind).toBe("unavailable");
+    const purchaseId = (await lastPurchaseId(user.id)) ?? "";
+    const late = await preCheckoutAnswer(
+      inject(user, purchaseId, invoice.invoice?.total_amount ?? 0),
+    );
+    expect(late.errorMessage).toContain("cancelled");
+  });
+
+  it("/cancel withdraws the invoice too", async () => {
+    const { user, invoice } = await withInvoice();
+    await expectReply(user, () => user.sendText("/cancel"), "Cancelled");
+    expect((await user.pay(invoice.message_id)).kind).toBe("unavailable");
+  });
+
+  it("ends an invoice not paid within PAYMENT_WINDOW_SECONDS: withdrawn, the buyer told", async () => {
+    const { user, invoice } = await withInvoice();
+    await user.waitForText("not paid in time", { timeoutMs: 6_000 });
+    expect((await user.pay(invoice.message_id)).kind).toBe("unavailable");
+    expect(topups()).toBe(0);
+  });
+});
+
+async function lastPurchaseId(buyer: number): Promise<string | undefined> {
+  return (await purchasesOf(stack.env.DATABASE_URL ?? "", buyer)).at(-1)?.id;
+}

@@ -1,0 +1,166 @@
+// createKhaltiSandbox: an in-memory HTTP fake of Khalti's web checkout (ePayment, KPG-2) for
+// tests and manual runs: the merchant API, the buyer's payment page, injected faults and a
+// record of what it received. It knows nothing of the bot.
+//
+//   const khalti = await createKhaltiSandbox({ secretKey: "test-key" });
+//   // the client under test calls, with `Authorization: Key test-key`:
+//   //   POST ${khalti.url}/api/v2/epayment/initiate/   → {pidx, payment_url, expires_at, expires_in}
+//   //   POST ${khalti.url}/api/v2/epayment/lookup/     → {pidx, total_amount, status, transaction_id, fee, refunded}
+//   //   POST ${khalti.url}/api/merchant-transaction/<transaction_id>/refund/   → {detail}
+//   // the buyer opens payment_url (GET /pay/<pidx>) and presses Pay or Cancel: a 302 back to
+//   // return_url with pidx, status, transaction_id, tidx, txnId, amount, total_amount, mobile,
+//   // purchase_order_id and purchase_order_name.
+//   khalti.pay(pidx, { amount? })      paid, no redirect (a browser that never returns; a wrong amount)
+//   khalti.cancel(pidx) / expire(pidx) the buyer gives up / the link runs out, no redirect
+//   khalti.payments() / payment(pidx)  snapshots, with what initiate received (initiatedWith)
+//   khalti.faults.lookupPending(pidx)  lookups of it answer Pending until faults.clear()
+//   khalti.faults.lookupFails(n, "http-500" | "drop")
+//   khalti.faults.refundFails(n, { afterEffect? })
+//   khalti.calls.requests / initiated() / lookups(pidx?) / refunds(transactionId?)
+//   khalti.reset(); await khalti.close();
+//
+// What Khalti does and the sandbox copies: wrong or missing key → 401 {"detail":"Invalid
+// token.","status_code":401}; field errors → 400 {<field>: [message], error_key:
+// "validation_error"} (amount below 1000 paisa, not an integer, a missing field, a bad URL);
+// lookup of an Expired or User canceled payment → HTTP 400 with the usual lookup body (read the
+// status from the body, even on a 4xx); unknown pidx → 404 {"detail":"Not found.",...}; an
+// Initiated payment past expires_in becomes Expired; a refund of a refunded, unpaid or unknown
+// transaction → 400 {detail}. The same steering over HTTP: see control.ts (/_sandbox/).
+
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { handleApi, matchApi } from "./api.js";
+import { handlePage, matchPage } from "./buyer.js";
+import { CONTROL_PREFIX, handleControl } from "./control.js";
+import { FaultTable } from "./faults.js";
+import { sendJson } from "./http.js";
+import { PaymentBook } from "./payments.js";
+import type { KhaltiPayment, KhaltiRequest, KhaltiSandbox, KhaltiSandboxOptions } from "./types.js";
+import { detail } from "./wire.js";
+
+export type {
+  KhaltiPayment,
+  KhaltiRequest,
+  KhaltiSandbox,
+  KhaltiSandboxOptions,
+  KhaltiStatus,
+  LookupFailure,
+} from "./types.js";
+export { KHALTI_STATUSES } from "./types.js";
+
+function checkOptions(options: KhaltiSandboxOptions): void {
+  if (!/^\S+$/.test(options.secretKey)) {
+    throw new RangeError("secretKey must be non-empty, without whitespace");
+  }
+  const seconds = options.expiresInSeconds;
+  if (seconds !== undefined && !(Number.isInteger(seconds) && seconds > 0)) {
+    throw new RangeError(`expiresInSeconds must be a positive integer, got ${seconds}`);
+  }
+  const rate = options.feeRate;
+  if (rate !== undefined && !(rate >= 0 && rate < 1)) {
+    throw new RangeError(`feeRate must be in [0, 1), got ${rate}`);
+  }
+}
+
+export async function createKhaltiSandbox(options: KhaltiSandboxOptions): Promise<KhaltiSandbox> {
+  checkOptions(options);
+  const host = options.host ?? "127.0.0.1";
+  const expiresInSeconds = options.expiresInSeconds ?? 1800;
+  const now = options.now ?? (() => new Date());
+  const book = new PaymentBook({
+    now,
+    expiresInMs: expiresInSeconds * 1000,
+    feeRate: options.feeRate ?? 0.03,
+  });
+  const faults = new FaultTable();
+  const requests: KhaltiRequest[] = [];
+  const sockets = new Set<Socket>();
+  // The origin (for payment_url) is known once listening, before any request arrives.
+  const apiContext = {
+    secretKey: options.secretKey,
+    origin: "",
+    expiresInSeconds,
+    book,
+    faults,
+    requests,
+    now,
+  };
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = new URL(request.url ?? "/", "http://sandbox").pathname;
+    if (path.startsWith(CONTROL_PREFIX)) return handleControl(request, response, path, sandbox);
+    const page = matchPage(path);
+    if (page) return handlePage(request, response, page, book);
+    const api = matchApi(path);
+    if (api) return handleApi(request, response, api, apiContext);
+    sendJson(response, 404, detail("Not found."));
+  }
+
+  const server = createServer((request, response) => {
+    // A client that stopped waiting makes writes fail; that is not the sandbox's problem.
+    response.on("error", () => {});
+    handle(request, response).catch((error: unknown) => {
+      if (request.destroyed) return;
+      const message = error instanceof Error ? error.message : String(error);
+      sendJson(response, 500, detail(`Sandbox error: ${message}`));
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  apiContext.origin = origin;
+
+  // Snapshots out, so a test cannot change the sandbox's state by accident.
+  const snapshot = (payment: KhaltiPayment) => structuredClone(payment);
+  const count = (predicate: (request: KhaltiRequest) => boolean) =>
+    requests.filter(predicate).length;
+
+  const sandbox: KhaltiSandbox = {
+    url: origin,
+    payments: () => book.all().map(snapshot),
+    payment: (pidx) => {
+      const payment = book.find(pidx);
+      return payment && snapshot(payment);
+    },
+    pay: (pidx, { amount } = {}) => {
+      if (amount !== undefined && !(Number.isSafeInteger(amount) && amount > 0)) {
+        throw new RangeError(`amount must be a positive integer of paisa, got ${amount}`);
+      }
+      return snapshot(book.complete(pidx, { totalAmount: amount, redirected: false }));
+    },
+    cancel: (pidx) => snapshot(book.cancel(pidx, { redirected: false })),
+    expire: (pidx) => snapshot(book.expire(pidx)),
+    faults,
+    calls: {
+      requests,
+      initiated: () => requests.filter((r) => r.endpoint === "initiate").map((r) => r.body),
+      lookups: (pidx) => count((r) => r.endpoint === "lookup" && (!pidx || r.pidx === pidx)),
+      refunds: (transactionId) =>
+        count(
+          (r) => r.endpoint === "refund" && (!transactionId || r.transactionId === transactionId),
+        ),
+    },
+    reset: () => {
+      book.clear();
+      faults.clear();
+      requests.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+  return sandbox;
+}
