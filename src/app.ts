@@ -165,6 +165,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       if (purchase.fromReminder) metrics.reminderRenewals.inc();
     },
     onRefundDue: async (purchase) => refunds?.purchaseOwed(purchase),
+    onUnknown: async (purchase) => refunds?.outcomeUnknown(purchase),
   });
   const reminders = new ReminderSender(
     reminderStore,

@@ -39,3 +39,6 @@ refunds-how = Refund each with your payment provider by its provider charge, the
 refunded-usage = Send /refunded &lt;purchase id or charge id&gt; [note] once the payment is refunded with your payment provider.
 refunded-recorded = Recorded: purchase <code>{ $purchase }</code> refunded. The buyer has been told.
 refunded-nothing-due = No refund is due for <code>{ $key }</code> (unknown, or marked refunded before).
+outcome-unknown-alert = ⚠️ <b>Paid top-up still unknown</b>: { $amount }, purchase <code>{ $purchase }</code>, buyer { $buyer }. The provider has not said whether it was topped up; the bot keeps asking with txn-status and refunds nothing until it knows. Check it with /txn if it lasts.
+    Telegram charge: <code>{ $charge }</code>
+    Provider charge: <code>{ $providerCharge }</code>

@@ -39,3 +39,6 @@ refunds-how = प्रत्येकलाई यसको प्रदाय�
 refunded-usage = भुक्तानी प्रदायकबाट फिर्ता गरेपछि /refunded &lt;खरिद आईडी वा चार्ज आईडी&gt; [टिप्पणी] पठाउनुहोस्।
 refunded-recorded = दर्ता भयो: खरिद <code>{ $purchase }</code> फिर्ता गरियो। ग्राहकलाई जानकारी दिइयो।
 refunded-nothing-due = <code>{ $key }</code> का लागि फिर्ता बाँकी छैन (अज्ञात, वा पहिले नै फिर्ता दर्ता गरिएको)।
+outcome-unknown-alert = ⚠️ <b>भुक्तानी भएको टप-अप अझै अज्ञात</b>: { $amount }, खरिद <code>{ $purchase }</code>, ग्राहक { $buyer }। प्रदायकले टप-अप भयो कि भएन भनेको छैन; बोटले txn-status मार्फत सोधिरहन्छ र थाहा नभएसम्म केही फिर्ता गर्दैन। लामो समय रहे /txn बाट जाँच गर्नुहोस्।
+    Telegram चार्ज: <code>{ $charge }</code>
+    प्रदायक चार्ज: <code>{ $providerCharge }</code>

@@ -22,6 +22,8 @@ export interface AfterCharge {
   onCharged?: (purchase: Purchase) => void;
   /** Called once a purchase owed back was told (operators are alerted). */
   onRefundDue?: (purchase: Purchase) => Promise<void>;
+  /** Called once "still checking" was told after the verify window (operators are alerted). */
+  onUnknown?: (purchase: Purchase) => Promise<void>;
 }
 
 export class OutcomeTeller {
@@ -65,6 +67,7 @@ export class OutcomeTeller {
     await this.book.record(purchase);
     if (purchase.phase === "charged") this.after.onCharged?.(purchase);
     if (purchase.phase === "refund-due") await this.after.onRefundDue?.(purchase);
+    if (purchase.phase === "unknown") await this.after.onUnknown?.(purchase);
     return true;
   }
 

@@ -16,8 +16,11 @@ export type RefundAlert = Pick<
 >;
 
 export interface RefundChannel {
-  /** Every admin and support group: a refund is due. */
-  alertOperators(refund: RefundAlert): Promise<void>;
+  /**
+   * Every admin and support group: a refund is due, or a paid top-up's outcome is still
+   * unknown after the verify window (nothing is refunded until txn-status tells).
+   */
+  alertOperators(refund: RefundAlert, about: "refund-due" | "outcome-unknown"): Promise<void>;
   /** The buyer of a payment that paid for nothing: it will be refunded, or it was. */
   tellBuyer(refund: Refund, state: "owed" | "refunded"): Promise<void>;
 }
@@ -34,25 +37,40 @@ export class RefundDesk {
   /** A payment that pays for nothing (recorded as owed by the ledger): say so to all. */
   async owe(refund: Refund): Promise<void> {
     this.log.warn({ purchaseId: refund.purchaseId, paymentId: refund.paymentId }, "refund due");
-    await this.quietly(this.channel.alertOperators(refund));
+    await this.quietly(this.channel.alertOperators(refund, "refund-due"));
     await this.quietly(this.channel.tellBuyer(refund, "owed"));
   }
 
   /** A purchase's refund-due was told to its buyer (once): the operators are alerted. */
-  async purchaseOwed(purchase: Purchase): Promise<void> {
+  purchaseOwed(purchase: Purchase): Promise<void> {
+    return this.alertAbout(purchase, "refund-due");
+  }
+
+  /**
+   * A paid purchase still unknown after the verify window was told "still checking" (once):
+   * nothing is refunded while the top-up may have happened, so people are told to watch it.
+   */
+  outcomeUnknown(purchase: Purchase): Promise<void> {
+    return this.alertAbout(purchase, "outcome-unknown");
+  }
+
+  private async alertAbout(purchase: Purchase, about: "refund-due" | "outcome-unknown") {
     const charge = purchase.payment?.charge;
     if (!purchase.payment || !charge) return;
-    this.log.warn({ purchaseId: purchase.id, reason: purchase.reason }, "refund due");
+    this.log.warn({ purchaseId: purchase.id, reason: purchase.reason }, about);
     await this.quietly(
-      this.channel.alertOperators({
-        purchaseId: purchase.id,
-        buyer: purchase.buyer,
-        method: purchase.payment.method,
-        currency: purchase.payment.currency,
-        minor: purchase.payment.minor,
-        chargeId: charge.id,
-        providerChargeId: charge.providerId,
-      }),
+      this.channel.alertOperators(
+        {
+          purchaseId: purchase.id,
+          buyer: purchase.buyer,
+          method: purchase.payment.method,
+          currency: purchase.payment.currency,
+          minor: purchase.payment.minor,
+          chargeId: charge.id,
+          providerChargeId: charge.providerId,
+        },
+        about,
+      ),
     );
   }
 

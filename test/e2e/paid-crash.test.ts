@@ -1,12 +1,17 @@
-// A bot process SIGKILLed after the payment was recorded and before its top-up left: the next
-// process (after the dead one's lease lapses) tops up once, at the price paid, and tells the
-// buyer once. Real processes, the emulator taking the payment, a PostgreSQL ledger.
+// Paying when processes and the ledger fail. A bot process SIGKILLed after the payment was
+// recorded and before its top-up left: the next process (after the dead one's lease lapses)
+// tops up once, at the price paid, and tells the buyer once. The ledger's PostgreSQL killed
+// around a payment: the payment is refused while it cannot be checked, and a confirmation that
+// arrives while it is down is kept and written when it is back, then topped up. Real processes,
+// the emulator taking the payment, PostgreSQL servers of the test's own.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Message } from "grammy/types";
+import type { Message, Update } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
+import { type BotProcess, type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
 import { purchasesOf } from "../support/ledger-rows.js";
+import { type OwnPostgres, startOwnPostgres } from "../support/postgres-server.js";
+import { BOT_TOKEN } from "../support/stack.js";
 import { until } from "../support/wait.js";
 
 const PAID = {
@@ -18,22 +23,31 @@ const PAID = {
   LOG_LEVEL: "info",
 };
 
-let stack: ProcessStack;
-beforeAll(async () => {
-  stack = await startProcessStack("paid_crash");
-}, 30_000);
-afterAll(() => stack.stop());
+const logged = (bot: BotProcess, message: string) =>
+  bot.logs().filter((line) => line.msg === message);
+
+/** A new subscriber with an invoice for 1000001's Gold renewal in front of them. */
+async function withInvoice(stack: ProcessStack, id: number) {
+  const user = stack.emulator.user({ id, first_name: "Cr", language_code: "en" });
+  await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package", 15_000);
+  await expectReply(user, () => user.press(/Renew/), "Please confirm");
+  const invoice = user.waitForMessage((message: Message) => message.invoice !== undefined);
+  user.press(/Pay NPR/);
+  return { user, invoice: await invoice };
+}
 
 describe("a bot killed between the payment and the top-up", () => {
+  let stack: ProcessStack;
+  beforeAll(async () => {
+    stack = await startProcessStack("paid_crash");
+  }, 30_000);
+  afterAll(() => stack.stop());
+
   it("tops up once after the restart and sends one receipt", async () => {
-    const { sandbox, emulator } = stack;
+    const { sandbox } = stack;
     const first = stack.startBot(PAID);
-    const user = emulator.user({ id: 6400, first_name: "Cr", language_code: "en" });
-    await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package", 15_000);
-    await expectReply(user, () => user.press(/Renew/), "Please confirm");
-    const invoice = user.waitForMessage((message: Message) => message.invoice !== undefined);
-    user.press(/Pay NPR/);
-    const { message_id } = await invoice;
+    const { user, invoice } = await withInvoice(stack, 6400);
+    const { message_id } = invoice;
     // After the payment the bot asks for a fresh listing first: held there, it is killed.
     sandbox.setFault("get-subscription-package", { kind: "latency", ms: 60_000 });
     const listings = sandbox.requests.length;
@@ -56,5 +70,70 @@ describe("a bot killed between the payment and the top-up", () => {
     ]);
     second.child.kill("SIGTERM");
     await second.exited;
+  }, 60_000);
+});
+
+describe("the ledger's PostgreSQL down around a payment", () => {
+  let postgres: OwnPostgres;
+  let stack: ProcessStack;
+  beforeAll(async () => {
+    postgres = await startOwnPostgres();
+    stack = await startProcessStack("paid_pg_down", { postgresUrl: postgres.url });
+  }, 40_000);
+  afterAll(async () => {
+    await stack.stop();
+    await postgres.stop();
+  });
+
+  it("refuses to take a payment it cannot check, and keeps a confirmation until it is written", async () => {
+    const { sandbox } = stack;
+    const bot = stack.startBot({ ...PAID, DATABASE_STATEMENT_TIMEOUT_MS: "1000" });
+    const { user, invoice } = await withInvoice(stack, 6410);
+    const total = invoice.invoice?.total_amount ?? 0;
+    await postgres.kill();
+    // The last check before the money is taken cannot read the ledger: not paid.
+    const refused = await user.pay(invoice.message_id);
+    expect(refused.kind).toBe("refused");
+    if (refused.kind === "refused") expect(refused.errorMessage).toContain("temporarily");
+
+    // A confirmation Telegram delivers while the ledger is down (its check passed just before).
+    const purchaseId = /"purchaseId":"([^"]+)"/.exec(
+      bot
+        .logs()
+        .map((line) => JSON.stringify(line))
+        .find((line) => line.includes("payment refused")) ?? "",
+    )?.[1];
+    expect(purchaseId).toBeTruthy();
+    const confirmation: Update = {
+      update_id: 777_001,
+      message: {
+        message_id: 99_001,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: user.chatId, type: "private", first_name: "Cr" },
+        from: { id: user.id, is_bot: false, first_name: "Cr" },
+        successful_payment: {
+          currency: "NPR",
+          total_amount: total,
+          invoice_payload: purchaseId ?? "",
+          telegram_payment_charge_id: "tg-charge-while-down",
+          provider_payment_charge_id: "prov-while-down",
+        },
+      },
+    };
+    stack.emulator.injectUpdate(BOT_TOKEN, confirmation);
+    await until(
+      () => logged(bot, "payment kept in memory until the ledger is back").length > 0,
+      10_000,
+    );
+    expect(sandbox.topups).toHaveLength(0);
+
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 15_000 });
+    await postgres.start();
+    expect((await receipt).text).toContain("prov-while-down");
+    expect(logged(bot, "payments written after all")).toHaveLength(1);
+    expect(sandbox.topups).toHaveLength(1);
+    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
+      { phase: "charged", told: "charged" },
+    ]);
   }, 60_000);
 });

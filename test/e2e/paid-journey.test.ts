@@ -184,6 +184,43 @@ describe("paying with Telegram Payments", () => {
     );
   });
 
+  it("refunds, without topping up, when the price changed between the invoice and the top-up", async () => {
+    const { user, invoice } = await withInvoice();
+    stack.sandbox.setFault("get-subscription-package", {
+      kind: "transform",
+      transform: (response) => {
+        const body = response.body as { tv: { bouquets: { code: string; price: number }[] } };
+        for (const b of body.tv.bouquets) if (b.code === "TV-GOLD-M") b.price = 999;
+        return response;
+      },
+    });
+    const owed = user.waitForText("will be refunded", { timeoutMs: 8_000 });
+    await user.pay(invoice.message_id, { providerChargeId: "prov-price-changed" });
+    expect((await owed).text).toContain("price changed");
+    expect(topups()).toBe(0);
+  });
+
+  it("never refunds while the top-up's outcome is unknown: operators are alerted, then the receipt", async () => {
+    const { user, invoice } = await withInvoice();
+    stack.sandbox.setFault("subscription-package-topup", {
+      kind: "connection-reset",
+      afterEffect: true,
+      times: 1,
+    });
+    stack.sandbox.setFault("txn-status", { kind: "http-500" });
+    const admin = stack.emulator.user({ id: ADMIN, first_name: "Ad", language_code: "en" });
+    const alert = admin.waitForText("still unknown", { timeoutMs: 10_000 });
+    const checking = user.waitForText("as soon as we know", { timeoutMs: 10_000 });
+    await user.pay(invoice.message_id, { providerChargeId: "prov-unknown" });
+    await checking;
+    expect((await alert).text).toContain("prov-unknown");
+    expect(user.messages().some((m) => m.text?.includes("will be refunded"))).toBe(false);
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 10_000 });
+    stack.sandbox.clearFaults();
+    await receipt;
+    expect(topups()).toBe(1);
+  });
+
   it("refuses /refunds and /refunded to anyone else", async () => {
     const user = stack.emulator.user({ id: ++nextUser, first_name: "No", language_code: "en" });
     const reply = await expectReply(user, () => user.sendText("/refunds"), /.+/);
@@ -223,6 +260,24 @@ describe("the pre-checkout query", () => {
     const inNepali = await preCheckoutAnswer(inject(nepali, "forged", total));
     expect(inNepali.errorMessage).toContain("थाहा छैन");
     expect(topups()).toBe(0);
+  });
+
+  it("refuses while top-ups are paused (the provider refuses our token)", async () => {
+    const { user, invoice } = await withInvoice();
+    stack.sandbox.setFault("get-customer-information", { kind: "http-401" });
+    const other = stack.emulator.user({ id: ++nextUser, first_name: "Ot", language_code: "en" });
+    await expectReply(other, () => other.sendText("/topup 1000001"), /paused|unavailable/);
+    const refused = await user.pay(invoice.message_id);
+    expect(refused.kind).toBe("refused");
+    if (refused.kind === "refused") expect(refused.errorMessage).toContain("paused");
+    stack.sandbox.clearFaults();
+    // Someone's lookup probes the provider again and finds it back: the same invoice pays.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await expectReply(other, () => other.sendText("/topup 1000001"), "Choose a package");
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+    expect((await user.pay(invoice.message_id)).kind).toBe("paid");
+    await receipt;
+    expect(topups()).toBe(1);
   });
 
   it("makes a cancelled invoice unpayable", async () => {

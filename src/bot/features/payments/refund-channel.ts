@@ -26,7 +26,10 @@ export class TelegramRefundChannel implements RefundChannel {
     private readonly log: Log,
   ) {}
 
-  async alertOperators(refund: RefundAlert): Promise<void> {
+  async alertOperators(
+    refund: RefundAlert,
+    about: "refund-due" | "outcome-unknown",
+  ): Promise<void> {
     const chats = [
       ...this.recipients.adminUserIds.map(
         async (id) => [id, await registeredLanguage(this.subscribers, id)] as const,
@@ -37,7 +40,7 @@ export class TelegramRefundChannel implements RefundChannel {
       chats.map(async (chat) => {
         const [id, language] = await chat;
         const facts = refundFacts(refund, this.formatter(language), this.recipients.minorDigits);
-        await this.api.sendMessage(id, this.i18n.t(language, "refund-due-alert", facts));
+        await this.api.sendMessage(id, this.i18n.t(language, `${about}-alert`, facts));
       }),
     );
     const failed = sent.filter((result) => result.status === "rejected").length;
