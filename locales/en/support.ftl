@@ -25,6 +25,9 @@ support-state-done = ✅ done
 support-state-pending = ⏳ pending
 support-state-not-charged = ↩️ not charged
 support-state-failed = ❌ failed
+support-state-awaiting-payment = 💳 awaiting payment
+support-state-refund-due = 💸 paid, refund due
+support-state-refunded = 💸 refunded
 support-txn-usage = Send <code>/txn</code> followed by the transaction ID on the customer's receipt, a checkout ID or one of our references, for example <code>/txn tg123-abc1</code>.
 support-txn-details =
     <b>Transaction</b>

@@ -166,6 +166,9 @@ history-checking = ⏳ Still checking
 history-not-charged = ↩️ Not charged
 history-declined = ❌ Declined, not charged
 history-none = You have no top-ups through this bot yet. Send /topup to make one.
+history-awaiting-payment = 💳 Not paid yet
+history-refund-due = 💸 Paid, not topped up: refund due
+history-refunded = 💸 Refunded
 command-history = Your last top-ups
 
 ## Saved connections

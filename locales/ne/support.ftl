@@ -25,6 +25,9 @@ support-state-done = ✅ सफल
 support-state-pending = ⏳ प्रक्रियामा
 support-state-not-charged = ↩️ रकम काटिएन
 support-state-failed = ❌ असफल
+support-state-awaiting-payment = 💳 भुक्तानी पर्खँदै
+support-state-refund-due = 💸 तिरिएको, फिर्ता बाँकी
+support-state-refunded = 💸 फिर्ता गरियो
 support-txn-usage = <code>/txn</code> पछि ग्राहकको रसिदमा भएको कारोबार आईडी, चेकआउट आईडी वा हाम्रो सन्दर्भ पठाउनुहोस्, जस्तै <code>/txn tg123-abc1</code>।
 support-txn-details =
     <b>कारोबार</b>

@@ -158,6 +158,9 @@ history-checking = ⏳ जाँच हुँदैछ
 history-not-charged = ↩️ शुल्क लागेन
 history-declined = ❌ अस्वीकृत, शुल्क लागेन
 history-none = यो बटबाट तपाईंको कुनै रिचार्ज छैन। रिचार्ज गर्न /topup पठाउनुहोस्।
+history-awaiting-payment = 💳 अझै तिरिएको छैन
+history-refund-due = 💸 तिरिएको, टप-अप भएन: फिर्ता बाँकी
+history-refunded = 💸 फिर्ता गरियो
 command-history = तपाईंका पछिल्ला रिचार्जहरू
 
 ## Saved connections

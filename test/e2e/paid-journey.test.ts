@@ -160,6 +160,7 @@ describe("paying with Telegram Payments", () => {
       "Recorded",
     );
     await refunded;
+    await expectReply(user, () => user.sendText("/history"), "Refunded");
     await expectReply(admin, () => admin.sendText(`/refunded ${purchaseId}`), "No refund is due");
     const after = await expectReply(admin, () => admin.sendText("/refunds"), /Refund/);
     expect(after.text).not.toContain("prov-refund-me");

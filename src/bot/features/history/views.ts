@@ -6,8 +6,17 @@ import type { ValueFormatter } from "../../shared/values.js";
 
 export const HISTORY_SHOWN = 10;
 
+/** Phases a payment adds, each in its own words. */
+const PAYMENT_PHASES: Partial<Record<Purchase["phase"], string>> = {
+  "awaiting-payment": "history-awaiting-payment",
+  "refund-due": "history-refund-due",
+  refunded: "history-refunded",
+};
+
 function outcomeOf(purchase: Purchase, t: Translate): string {
   if (purchase.phase === "charged") return t("history-charged");
+  const payment = PAYMENT_PHASES[purchase.phase];
+  if (payment) return t(payment);
   if (isOpen(purchase)) return t("history-checking");
   return t(purchase.reason === "declined" ? "history-declined" : "history-not-charged");
 }

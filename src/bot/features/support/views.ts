@@ -101,6 +101,9 @@ export function refreshKeyboard(refId: string, t: Translate): InlineKeyboard {
 /** How a purchase stands, in the words staff know: done, pending, not charged, failed. */
 function stateLabel(purchase: Purchase, t: Translate): string {
   if (purchase.phase === "charged") return t("support-state-done");
+  if (purchase.phase === "refund-due") return t("support-state-refund-due");
+  if (purchase.phase === "refunded") return t("support-state-refunded");
+  if (purchase.phase === "awaiting-payment") return t("support-state-awaiting-payment");
   if (isOpen(purchase)) return t("support-state-pending");
   return t(purchase.reason === "declined" ? "support-state-failed" : "support-state-not-charged");
 }
