@@ -12,7 +12,7 @@ import { createCancel, isCancel, skipsQueue } from "./features/cancel/index.js";
 import { fallback } from "./features/fallback/index.js";
 import { createHistory } from "./features/history/index.js";
 import { createLanguage } from "./features/language/index.js";
-import { createPayments } from "./features/payments/index.js";
+import { createPayments, unexpectedPayments } from "./features/payments/index.js";
 import { createReminders } from "./features/reminders/index.js";
 import { createReport } from "./features/report/index.js";
 import { start } from "./features/start/index.js";
@@ -137,7 +137,7 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   // Before the top-up's conversation, which would take a payment's message for an answer.
   if (deps.payments && deps.refunds && config.payment) {
     bot.use(createPayments(deps, deps.payments, deps.refunds, config.payment.minorDigits));
-  }
+  } else bot.use(unexpectedPayments(deps));
   bot.use(topup.composer);
   bot.use(createHistory(deps));
   bot.use(createReminders(deps));

@@ -88,7 +88,7 @@ export class PaymentService {
       expiresAt: this.now() + this.options.windowMs,
     };
     try {
-      await this.withdrawOlder(intent.buyer);
+      await this.withdrawOlder(intent.buyer, purchase.id);
       const creation = await this.book.store.create(purchase, this.options.lockTtlMs);
       if (creation.kind !== "created") return { kind: "duplicate" };
       try {
@@ -213,9 +213,10 @@ export class PaymentService {
     }
   }
 
-  private async withdrawOlder(buyer: number): Promise<void> {
+  /** The buyer's other unpaid invoices; this very intent's (a replay) is left as it is. */
+  private async withdrawOlder(buyer: number, intentId: string): Promise<void> {
     for (const older of await this.ledger.awaitingPayment(buyer)) {
-      await this.end(older, "cancelled", true);
+      if (older.id !== intentId) await this.end(older, "cancelled", true);
     }
   }
 

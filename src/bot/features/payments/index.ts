@@ -8,6 +8,7 @@ import type { RefundDesk } from "../../../domain/refunds.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
+import { localeOf } from "../../shared/i18n.js";
 import { invoiceButtons } from "./callback-data.js";
 import { refundsView } from "./views.js";
 
@@ -93,6 +94,26 @@ export function createPayments(
       done
         ? ctx.t("refunded-recorded", { purchase: escapeHtml(done.purchaseId ?? key) })
         : ctx.t("refunded-nothing-due", { key: escapeHtml(truncate(key, 64)) }),
+    );
+  });
+  return composer;
+}
+
+/**
+ * Without PAYMENT_MODE=telegram nobody is sent an invoice; a payment that arrives anyway (the
+ * mode changed with invoices still open) is money received: said loudly, never ignored.
+ */
+export function unexpectedPayments(deps: BotDeps): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+  composer.on("message:successful_payment", (ctx) => {
+    const paid = ctx.message.successful_payment;
+    deps.logger.error(
+      {
+        purchaseId: truncate(paid.invoice_payload, 64),
+        chargeId: paid.telegram_payment_charge_id,
+        providerChargeId: paid.provider_payment_charge_id,
+      },
+      "a payment arrived while PAYMENT_MODE is not telegram: refund it by hand",
     );
   });
   return composer;
