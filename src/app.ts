@@ -16,6 +16,7 @@ import { LedgerPurchases } from "./adapters/ledger/purchases.js";
 import { LedgerReports } from "./adapters/ledger/reports.js";
 import type { Logger } from "./adapters/logger.js";
 import { Metrics } from "./adapters/metrics.js";
+import { KhaltiPayments } from "./adapters/payments/khalti.js";
 import { ProviderClient } from "./adapters/provider/client.js";
 import {
   BroadcastQueue,
@@ -45,6 +46,8 @@ import type { BotDeps } from "./bot/deps.js";
 import { TelegramAlerts } from "./bot/features/alerts/index.js";
 import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
 import { TelegramInvoices } from "./bot/features/payments/invoices.js";
+import { khaltiReturnPage } from "./bot/features/payments/khalti-return.js";
+import { TelegramPaymentLinks } from "./bot/features/payments/payment-links.js";
 import { TelegramRefundChannel } from "./bot/features/payments/refund-channel.js";
 import { DailyReports } from "./bot/features/report/daily.js";
 import { sendDailyReport } from "./bot/features/report/delivery.js";
@@ -58,6 +61,7 @@ import type { Config } from "./config.js";
 import { BroadcastSender } from "./domain/broadcast.js";
 import { LookupLimit } from "./domain/lookup-limit.js";
 import { OutcomeTeller } from "./domain/outcomes.js";
+import type { PaymentSystem } from "./domain/payment.js";
 import { PaymentService } from "./domain/payments.js";
 import { ProviderHealth } from "./domain/provider-health.js";
 import { PurchaseBook } from "./domain/purchase-book.js";
@@ -75,6 +79,12 @@ const clamp = (value: number, min: number, max: number) => Math.min(max, Math.ma
 const WEBHOOK_ANSWER_MS = 3_000;
 /** Shutting down, purchases still waiting for an answer are handed over this long before the grace ends. */
 const HAND_OVER_BEFORE_END_MS = 5_000;
+/** Refund calls to a payment system's API before a person takes over. */
+const REFUND_TRIES = 3;
+/** Where Khalti sends the buyer back, under PUBLIC_URL. */
+const KHALTI_RETURN_PATH = "/pay/khalti/return";
+/** Khalti takes no less than NPR 10. */
+const KHALTI_MINIMUM_PAISA = 1_000;
 
 export interface App {
   readonly metrics: Metrics;
@@ -192,8 +202,25 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     logger,
   );
   const payment = config.payment;
+  const paymentSystem: PaymentSystem | undefined =
+    payment &&
+    (payment.method === "telegram"
+      ? new TelegramInvoices(outsideApi, payment.providerToken, i18n, formatter)
+      : new KhaltiPayments(
+          {
+            baseUrl: payment.baseUrl,
+            secretKey: payment.secretKey,
+            timeoutMs: config.provider.timeoutMs,
+          },
+          new TelegramPaymentLinks(outsideApi, i18n, formatter),
+          {
+            returnUrl: new URL(KHALTI_RETURN_PATH, payment.publicUrl).toString(),
+            websiteUrl: payment.publicUrl,
+          },
+        ));
   refunds =
     payment &&
+    paymentSystem &&
     new RefundDesk(
       book,
       purchases,
@@ -211,16 +238,21 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
         logger,
       ),
       logger,
+      // Khalti refunds through its API: a few tries, then a person (/refunds).
+      paymentSystem.refund
+        ? { system: paymentSystem, retryMs: payment.checkMs, maxAttempts: REFUND_TRIES }
+        : undefined,
     );
   const payments =
     payment &&
+    paymentSystem &&
     refunds &&
     new PaymentService(
       book,
       purchases,
       topups,
       teller,
-      new TelegramInvoices(outsideApi, payment.providerToken, i18n, formatter),
+      paymentSystem,
       refunds,
       () => provider.state === "closed",
       {
@@ -229,6 +261,8 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
         windowMs: payment.windowMs,
         lockTtlMs: config.topup.lockTtlMs,
         retryMs: 1_000,
+        checkMs: payment.checkMs,
+        ...(payment.method === "khalti" && { minimumMinor: KHALTI_MINIMUM_PAISA }),
       },
       logger,
     );
@@ -348,6 +382,18 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
         answerWithinMs: WEBHOOK_ANSWER_MS,
       },
       ready: () => started && (connection?.healthy ?? true) && ledger.healthy,
+      pages:
+        payments && payment?.method === "khalti"
+          ? [
+              khaltiReturnPage(
+                KHALTI_RETURN_PATH,
+                purchases,
+                payments,
+                i18n,
+                () => bot.botInfo.username,
+              ),
+            ]
+          : [],
       metrics,
       onRejected: (reason) => metrics.webhookRejections.inc({ reason }),
       log: logger,
@@ -382,6 +428,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     const settling = Promise.all([
       running.drain(),
       payments?.drain(),
+      refunds?.stop(),
       reconciler.stop(),
       reminders.stop(),
       dailyReports?.stop(),
@@ -415,6 +462,11 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       // Redis and Telegram at the same time; the command menus need not hold up the first update.
       await Promise.all([connection?.open().then(checkRedis), ledger.open(), bot.init()]);
       await importFromRedis();
+      await refunds
+        ?.resume()
+        .catch((error: unknown) =>
+          logger.warn({ err: error }, "could not take up unfinished refunds yet"),
+        );
       registerCommands(bot.api, i18n, config.adminUserIds).catch((error: unknown) =>
         logger.warn({ err: error }, "could not set the command menus"),
       );

@@ -127,6 +127,21 @@ const variables = z.object({
     }),
   ),
   PAYMENT_PROVIDER_TOKEN: z.preprocess(unsetIfEmpty, z.string().optional()),
+  KHALTI_SECRET_KEY: z.preprocess(unsetIfEmpty, z.string().optional()),
+  KHALTI_BASE_URL: z.preprocess(
+    unsetIfEmpty,
+    z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).default("https://khalti.com"),
+  ),
+  PUBLIC_URL: z.preprocess(
+    unsetIfEmpty,
+    z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+      .refine(
+        (url) => url.startsWith("https://") || /^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url),
+        { error: "must be https:// (http:// only for 127.0.0.1 or localhost)" },
+      )
+      .optional(),
+  ),
   PAYMENT_WINDOW_SECONDS: wholeNumber(900, 1, 86_400, "seconds"),
   PAYMENT_CHECK_SECONDS: wholeNumber(10, 1, 3_600, "seconds"),
   TOPUP_USER_IDS: z.preprocess(
@@ -234,12 +249,37 @@ const variables = z.object({
 
 const environment = variables.superRefine((e, context) => {
   if (e.PAYMENT_MODE === "khalti") {
-    context.addIssue({
-      code: "custom",
-      path: ["PAYMENT_MODE"],
-      message:
-        "khalti: not available in this release yet; use telegram, or none with TOPUP_USER_IDS",
-    });
+    const needs: [keyof typeof e, string][] = [
+      ["KHALTI_SECRET_KEY", "the secret key from Khalti's merchant dashboard"],
+      [
+        "PUBLIC_URL",
+        "the https address of this bot's HTTP server (Khalti sends buyers back to it)",
+      ],
+    ];
+    for (const [name, what] of needs) {
+      if (e[name] === undefined) {
+        context.addIssue({
+          code: "custom",
+          path: [name],
+          message: `required with PAYMENT_MODE=khalti: ${what}`,
+        });
+      }
+    }
+    if (e.HTTP_PORT === undefined && e.METRICS_PORT === undefined && e.WEBHOOK_URL === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["HTTP_PORT"],
+        message:
+          "required with PAYMENT_MODE=khalti: the port of the HTTP server that serves Khalti's return page",
+      });
+    }
+    if (e.CURRENCY !== undefined && e.CURRENCY !== "NPR") {
+      context.addIssue({
+        code: "custom",
+        path: ["CURRENCY"],
+        message: `${e.CURRENCY}: Khalti takes NPR only`,
+      });
+    }
   }
   if (e.PAYMENT_MODE === "telegram") {
     if (e.PAYMENT_PROVIDER_TOKEN === undefined) {
@@ -388,27 +428,58 @@ export type Config = z.output<typeof schema>;
 
 /** How subscribers pay: undefined when nobody pays in the bot. */
 function paymentSettings(e: z.output<typeof variables>): PaymentSettings | undefined {
-  if (e.PAYMENT_MODE !== "telegram" || !e.PAYMENT_PROVIDER_TOKEN || !e.CURRENCY) return undefined;
-  return {
-    method: "telegram",
-    providerToken: e.PAYMENT_PROVIDER_TOKEN,
-    currency: e.CURRENCY,
-    minorDigits: minorUnitDigits(e.CURRENCY) ?? 2,
+  const timing = {
     windowMs: e.PAYMENT_WINDOW_SECONDS * 1000,
     checkMs: e.PAYMENT_CHECK_SECONDS * 1000,
   };
+  if (e.PAYMENT_MODE === "telegram" && e.PAYMENT_PROVIDER_TOKEN && e.CURRENCY) {
+    return {
+      method: "telegram",
+      providerToken: e.PAYMENT_PROVIDER_TOKEN,
+      currency: e.CURRENCY,
+      minorDigits: minorUnitDigits(e.CURRENCY) ?? 2,
+      ...timing,
+    };
+  }
+  if (e.PAYMENT_MODE === "khalti" && e.KHALTI_SECRET_KEY && e.PUBLIC_URL) {
+    // Khalti takes NPR in paisa.
+    return {
+      method: "khalti",
+      secretKey: e.KHALTI_SECRET_KEY,
+      baseUrl: e.KHALTI_BASE_URL,
+      publicUrl: e.PUBLIC_URL,
+      currency: "NPR",
+      minorDigits: 2,
+      ...timing,
+    };
+  }
+  return undefined;
 }
 
-interface PaymentSettings {
-  method: "telegram";
-  /** BotFather's token of the payment provider (a secret: never logged). */
-  providerToken: string;
-  currency: string;
-  /** Digits of the currency's minor unit: invoices are in minor units. */
-  minorDigits: number;
+interface PaymentTiming {
+  /** How long an invoice or payment link may be paid. */
   windowMs: number;
+  /** How often unsettled payments are looked up (Khalti). */
   checkMs: number;
+  currency: string;
+  /** Digits of the currency's minor unit: amounts asked are in minor units. */
+  minorDigits: number;
 }
+
+type PaymentSettings =
+  | (PaymentTiming & {
+      method: "telegram";
+      /** BotFather's token of the payment provider (a secret: never logged). */
+      providerToken: string;
+    })
+  | (PaymentTiming & {
+      method: "khalti";
+      /** Khalti's secret key (never logged). */
+      secretKey: string;
+      baseUrl: string;
+      /** This bot's public address: Khalti's return_url and website_url. */
+      publicUrl: string;
+    });
 
 /** Thrown with every problem at once; the message never contains a variable's value. */
 export class ConfigError extends Error {

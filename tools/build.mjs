@@ -37,8 +37,9 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  // The report's chart libraries, loaded by the first report (resvg is a native binary).
-  external: ["bullmq", "@electric-sql/pglite", "echarts", "@resvg/resvg-js"],
+  // The report's chart libraries, loaded by the first report (resvg is a native binary), and
+  // undici, loaded by Khalti's first call: bundled, its source would sit in every bot's heap.
+  external: ["bullmq", "@electric-sql/pglite", "echarts", "@resvg/resvg-js", "undici"],
   // grammY's and the runner's AbortController polyfill: the built-in classes instead (see the
   // file). Names are not kept (keepNames costs a call per closure created and ~4 MB of idle
   // RSS); the production-build test runs the bundle against Telegram, Redis and BullMQ.

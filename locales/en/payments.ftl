@@ -17,7 +17,10 @@ payment-refused-already-paid = This purchase is already paid. Nothing was charge
 payment-refused-topups-paused = Top-ups are paused for a moment. Nothing was charged; please try again later.
 payment-refused-ledger-unavailable = The bot is temporarily unavailable. Nothing was charged; please try again in a moment.
 
-receipt-payment = Paid: { $amount } by card (reference <code>{ $reference }</code>)
+receipt-payment = Paid: { $amount } { $method ->
+    [khalti] with Khalti
+   *[other] by card
+} (reference <code>{ $reference }</code>)
 refund-why-declined = The provider declined the top-up.
 refund-why-offer-changed = The package or its price changed before the top-up.
 refund-why-unavailable = The top-up could not be made in time.
@@ -42,3 +45,28 @@ refunded-nothing-due = No refund is due for <code>{ $key }</code> (unknown, or m
 outcome-unknown-alert = ⚠️ <b>Paid top-up still unknown</b>: { $amount }, purchase <code>{ $purchase }</code>, buyer { $buyer }. The provider has not said whether it was topped up; the bot keeps asking with txn-status and refunds nothing until it knows. Check it with /txn if it lasts.
     Telegram charge: <code>{ $charge }</code>
     Provider charge: <code>{ $providerCharge }</code>
+
+# Khalti (PAYMENT_MODE=khalti)
+khalti-link = Pay { $price } with Khalti below. Come back here when it is done: the top-up is made as soon as Khalti confirms your payment.
+button-pay-khalti = 💳 Pay { $price } with Khalti
+button-i-have-paid = ✅ I have paid
+payment-check-paid = Your payment is confirmed. Topping up now…
+payment-check-waiting = Khalti has no payment for this yet. Pay with the button above, then tap "I have paid" again.
+payment-check-pending = Khalti is still processing your payment. We will top up as soon as it is confirmed; you do not need to pay again.
+payment-check-ended = This payment link was cancelled or expired. Nothing was charged; send /topup to start again.
+payment-check-unknown = We could not reach Khalti just now. We keep checking and will message you here.
+payment-check-not-found = This payment is not known any more. Send /topup to start again.
+khalti-page-title = Top-up payment
+khalti-page-paid = ✅ Payment received. Go back to Telegram: your top-up is on its way there.
+khalti-page-pending = ⏳ Khalti is still processing your payment. Go back to Telegram: we will message you there as soon as it is confirmed.
+khalti-page-waiting = Khalti has not confirmed a payment yet. Go back to Telegram; if you paid, we will message you there as soon as it is confirmed.
+khalti-page-ended = The payment was cancelled or has expired. Nothing was charged.
+khalti-page-unknown = We could not check your payment just now. Go back to Telegram: we keep checking and will message you there.
+khalti-page-back = Back to Telegram
+refund-failed-alert = ⚠️ <b>Refund could not be made automatically</b>: { $amount }, purchase <code>{ $purchase }</code>, buyer { $buyer }.
+    Charge: <code>{ $charge }</code>
+    Transaction: <code>{ $providerCharge }</code>
+    Refund it from the payment system's dashboard, then send /refunded { $purchase }
+stray-refunding-alert = ⚠️ <b>A payment that pays for nothing</b> (another amount than asked, or paid after the purchase ended): { $amount }, purchase <code>{ $purchase }</code>, buyer { $buyer }. Nothing was topped up; it is being refunded automatically.
+    Charge: <code>{ $charge }</code>
+    Transaction: <code>{ $providerCharge }</code>

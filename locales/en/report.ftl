@@ -8,6 +8,10 @@ report-declined = ⛔ Declined by the provider: { $count } · { $sum }
 report-not-charged = ↩️ Not charged, other reasons: { $count } · { $sum }
 report-unknown = ❓ Still unknown: { $count } · { $sum }
 report-pending = ⏳ Not sent to the provider yet: { $count } · { $sum }
+report-awaiting-payment = 🧾 Waiting for payment: { $count } · { $sum }
+report-unpaid = 🚫 Not paid (cancelled or expired), nothing charged: { $count } · { $sum }
+report-refund-due = 💸 Paid, not topped up, refund due: { $count } · { $sum }
+report-refunded = 💸 Paid, not topped up, refunded: { $count } · { $sum }
 report-by-service = Charged, by service
 report-line = { $name }: { $count } · { $sum }
 report-best-sellers = Best sellers (charged)
@@ -15,6 +19,13 @@ report-best-seller = { $rank }. { $name } ({ $code }): { $count } · { $sum }
 report-no-sales = No sales.
 report-open = 🔓 Open right now (of any day): { $count } · { $sum }
 report-chart-title = Charged per day, { $period }
+report-payments = 💳 Payments in the bot, received on these days
+report-payments-received = Received: { $count } · { $sum }
+report-payments-refund-due = Owed back, not refunded yet: { $count } · { $sum }
+report-payments-refunded = Refunded: { $count } · { $sum }
+report-refunds-due-now = ⏰ Refunds due right now (of any day): { $count } · { $sum }
+report-payments-unsettled = ⚠️ Paid over { $seconds } s ago, yet neither charged nor owed back: { $count } · { $sum }
+report-charged-unpaid = ⚠️ Charged, but the payment it asked for is not recorded: { $count } · { $sum }
 report-malformed =
     That is not a day or a range of days. Send:
     /report – today

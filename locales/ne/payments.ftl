@@ -17,7 +17,10 @@ payment-refused-already-paid = यो खरिद पहिले नै ति
 payment-refused-topups-paused = टप-अप केही बेरका लागि रोकिएको छ। केही पनि काटिएको छैन; कृपया पछि फेरि प्रयास गर्नुहोस्।
 payment-refused-ledger-unavailable = बोट अस्थायी रूपमा उपलब्ध छैन। केही पनि काटिएको छैन; कृपया केही बेरमा फेरि प्रयास गर्नुहोस्।
 
-receipt-payment = भुक्तानी: कार्डबाट { $amount } (सन्दर्भ <code>{ $reference }</code>)
+receipt-payment = भुक्तानी: { $method ->
+    [khalti] खल्तीबाट
+   *[other] कार्डबाट
+} { $amount } (सन्दर्भ <code>{ $reference }</code>)
 refund-why-declined = प्रदायकले टप-अप अस्वीकार गर्‍यो।
 refund-why-offer-changed = टप-अप अघि प्याकेज वा यसको मूल्य बदलियो।
 refund-why-unavailable = टप-अप समयमै गर्न सकिएन।
@@ -42,3 +45,28 @@ refunded-nothing-due = <code>{ $key }</code> का लागि फिर्त
 outcome-unknown-alert = ⚠️ <b>भुक्तानी भएको टप-अप अझै अज्ञात</b>: { $amount }, खरिद <code>{ $purchase }</code>, ग्राहक { $buyer }। प्रदायकले टप-अप भयो कि भएन भनेको छैन; बोटले txn-status मार्फत सोधिरहन्छ र थाहा नभएसम्म केही फिर्ता गर्दैन। लामो समय रहे /txn बाट जाँच गर्नुहोस्।
     Telegram चार्ज: <code>{ $charge }</code>
     प्रदायक चार्ज: <code>{ $providerCharge }</code>
+
+# Khalti (PAYMENT_MODE=khalti)
+khalti-link = तलको बटनबाट खल्तीमार्फत { $price } तिर्नुहोस्। सकिएपछि यहाँ फर्कनुहोस्: खल्तीले भुक्तानी पुष्टि गर्नासाथ टप-अप गरिन्छ।
+button-pay-khalti = 💳 खल्तीबाट { $price } तिर्नुहोस्
+button-i-have-paid = ✅ मैले तिरें
+payment-check-paid = तपाईंको भुक्तानी पुष्टि भयो। अहिले टप-अप गर्दैछौं…
+payment-check-waiting = खल्तीमा यसको भुक्तानी अझै छैन। माथिको बटनबाट तिर्नुहोस्, त्यसपछि फेरि "मैले तिरें" थिच्नुहोस्।
+payment-check-pending = खल्तीले तपाईंको भुक्तानी अझै प्रक्रिया गर्दैछ। पुष्टि हुनासाथ टप-अप गर्छौं; फेरि तिर्नु पर्दैन।
+payment-check-ended = यो भुक्तानी लिङ्क रद्द भयो वा म्याद सकियो। केही पनि काटिएको छैन; फेरि सुरु गर्न /topup पठाउनुहोस्।
+payment-check-unknown = अहिले खल्तीसँग सम्पर्क हुन सकेन। हामी जाँचिरहन्छौं र यहीँ सन्देश पठाउनेछौं।
+payment-check-not-found = यो भुक्तानी अब थाहा छैन। फेरि सुरु गर्न /topup पठाउनुहोस्।
+khalti-page-title = टप-अप भुक्तानी
+khalti-page-paid = ✅ भुक्तानी प्राप्त भयो। Telegram मा फर्कनुहोस्: तपाईंको टप-अप त्यहाँ आउँदैछ।
+khalti-page-pending = ⏳ खल्तीले तपाईंको भुक्तानी अझै प्रक्रिया गर्दैछ। Telegram मा फर्कनुहोस्: पुष्टि हुनासाथ त्यहीँ सन्देश पठाउनेछौं।
+khalti-page-waiting = खल्तीले अझै भुक्तानी पुष्टि गरेको छैन। Telegram मा फर्कनुहोस्; तपाईंले तिर्नुभएको भए पुष्टि हुनासाथ त्यहीँ सन्देश पठाउनेछौं।
+khalti-page-ended = भुक्तानी रद्द भयो वा म्याद सकियो। केही पनि काटिएको छैन।
+khalti-page-unknown = अहिले तपाईंको भुक्तानी जाँच गर्न सकिएन। Telegram मा फर्कनुहोस्: हामी जाँचिरहन्छौं र त्यहीँ सन्देश पठाउनेछौं।
+khalti-page-back = Telegram मा फर्कनुहोस्
+refund-failed-alert = ⚠️ <b>स्वचालित रूपमा फिर्ता गर्न सकिएन</b>: { $amount }, खरिद <code>{ $purchase }</code>, ग्राहक { $buyer }।
+    चार्ज: <code>{ $charge }</code>
+    कारोबार: <code>{ $providerCharge }</code>
+    भुक्तानी प्रणालीको ड्यासबोर्डबाट फिर्ता गर्नुहोस्, त्यसपछि /refunded { $purchase } पठाउनुहोस्
+stray-refunding-alert = ⚠️ <b>कुनै टप-अपको लागि नभएको भुक्तानी</b> (मागेभन्दा फरक रकम, वा खरिद सकिएपछि तिरिएको): { $amount }, खरिद <code>{ $purchase }</code>, ग्राहक { $buyer }। केही टप-अप गरिएको छैन; यो स्वचालित रूपमा फिर्ता गरिँदैछ।
+    चार्ज: <code>{ $charge }</code>
+    कारोबार: <code>{ $providerCharge }</code>

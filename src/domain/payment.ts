@@ -29,16 +29,59 @@ export interface PaymentLedger {
    * purchase becomes refunded in the same transaction. Null when no refund is due by that id.
    */
   markRefunded(key: string, by: string, note: string | null): Promise<Refund | null>;
+  /** The purchase an offer's handle names (Khalti's pidx on the return page). */
+  byOffer(method: PaymentMethod, handle: string): Promise<Purchase | null>;
+  /** Counts one more refund call of a payment still owed; null when it is owed no more. */
+  countRefundAttempt(paymentId: string): Promise<number | null>;
 }
 
 /** A payment system: offers a purchase for payment and takes the offer back. */
 export interface PaymentSystem {
   readonly method: PaymentMethod;
-  /** Sends the invoice (or link) to the buyer; returns its handle. */
-  offer(purchase: Purchase): Promise<string>;
-  /** Makes the offer unpayable (cancelled or expired); best effort. */
+  /**
+   * Sends the invoice (or link) to the buyer. `record` writes the offer's handle to the ledger:
+   * a system whose payments are found by it calls it before the buyer can pay.
+   */
+  offer(purchase: Purchase, record: (handle: string) => Promise<void>): Promise<PaymentOffer>;
+  /** Makes the offer unpayable, or at least takes its buttons away; best effort. */
   withdraw(purchase: Purchase): Promise<void>;
+  /**
+   * Systems whose confirmation must be asked for (Khalti): what became of the offer. Throws
+   * when the system cannot be asked now.
+   */
+  lookup?(purchase: Purchase): Promise<PaymentLookup>;
+  /**
+   * Systems that refund through their API (Khalti): gives the payment back in full.
+   * "refused": the system will not (already refunded, or never paid); throws when the outcome
+   * is not known.
+   */
+  refund?(refund: Refund): Promise<"refunded" | "refused">;
 }
+
+/** Shows a payment system's link to its buyer (the chat's buttons), and takes it away. */
+export interface PaymentLinkChannel {
+  /** Returns the message's handle (opaque). */
+  show(purchase: Purchase, paymentUrl: string): Promise<string>;
+  hide(purchase: Purchase): Promise<void>;
+}
+
+export interface PaymentOffer {
+  /** The system's handle (invoice message, pidx): how the purchase is found again. */
+  handle: string;
+  /** The buyer's message showing the offer, which the outcome replaces (opaque). */
+  message?: string;
+}
+
+/** What a payment system says of an offer when asked. */
+export type PaymentLookup =
+  /** Paid, as the system confirms it: the amount it took and its references. */
+  | { state: "paid"; minor: number; charge: PaymentCharge }
+  /** Not paid yet, or paid and held by the system: keep asking. */
+  | { state: "waiting"; pending: boolean }
+  /** Never paid: the buyer cancelled or the link expired. */
+  | { state: "ended"; cancelled: boolean }
+  /** Paid once and given back already. */
+  | { state: "refunded" };
 
 /**
  * Digits after the decimal point in the currency's minor unit, from the platform's currency
@@ -105,6 +148,8 @@ export interface Refund {
   providerChargeId: string | null;
   receivedAt: number;
   dueSince: number;
+  /** Refund calls begun (refunds through the system's API). */
+  attempts: number;
   /** Set once refunded. */
   done?: { at: number; by: string; note: string | null };
 }

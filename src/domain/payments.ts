@@ -12,7 +12,7 @@ import {
   toMinorUnits,
 } from "./payment.js";
 import type { Clock, Log } from "./ports.js";
-import type { Claim, Purchase } from "./purchase.js";
+import type { Claim, Purchase, PurchasePayment } from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
 import type { RefundDesk } from "./refunds.js";
 import type { PurchaseIntent, TopupService } from "./topup.js";
@@ -27,7 +27,14 @@ export interface PaymentOptions {
   lockTtlMs: number;
   /** Confirmations the ledger could not take are written again this often. */
   retryMs: number;
+  /** Systems that must be asked (Khalti): how often an unsettled offer is looked up. */
+  checkMs: number;
+  /** Systems whose minimum is above a minor unit (Khalti: 1000 paisa). */
+  minimumMinor?: number;
 }
+
+/** What "I have paid" (or the return page) found when it asked the payment system. */
+export type CheckOutcome = "paid" | "waiting" | "pending" | "ended" | "unknown" | "not-found";
 
 export type OpenOutcome =
   | { kind: "offered"; purchase: Purchase }
@@ -76,31 +83,41 @@ export class PaymentService {
    */
   async open(intent: PurchaseIntent): Promise<OpenOutcome> {
     const minor = toMinorUnits(intent.bouquet.price, this.options.minorDigits);
-    if (minor === null || minor <= 0) return { kind: "unpayable" };
+    if (minor === null || minor < Math.max(1, this.options.minimumMinor ?? 1)) {
+      return { kind: "unpayable" };
+    }
     const purchase = this.topups.newPurchase(intent);
     // The outcome comes long after the summary, below the invoice: a new message, not an edit.
     delete purchase.statusMessage;
     purchase.phase = "awaiting-payment";
-    purchase.payment = {
+    const asked: PurchasePayment = {
       method: this.system.method,
       currency: this.options.currency,
       minor,
       expiresAt: this.now() + this.options.windowMs,
     };
+    purchase.payment = asked;
     try {
       await this.withdrawOlder(intent.buyer, purchase.id);
       const creation = await this.book.store.create(purchase, this.options.lockTtlMs);
       if (creation.kind !== "created") return { kind: "duplicate" };
       try {
-        purchase.payment.offer = await this.system.offer(purchase);
-        await this.book.commit(purchase);
+        // A system that must be asked is asked again soon; otherwise at the window's end.
+        const dueAt = this.system.lookup ? this.nextCheck() : undefined;
+        const offered = await this.system.offer(purchase, async (handle) => {
+          asked.offer = handle;
+          await this.book.commit(purchase, dueAt);
+        });
+        asked.offer = offered.handle;
+        if (offered.message !== undefined) purchase.statusMessage = offered.message;
+        await this.book.commit(purchase, dueAt);
       } finally {
         await creation.lease.release().catch(() => undefined);
       }
     } catch (error) {
       this.log.warn({ err: error, purchaseId: purchase.id }, "payment not offered");
       // An invoice that never went out: the purchase ends here (if it was recorded at all).
-      if (purchase.payment.offer === undefined) {
+      if (asked.offer === undefined) {
         await this.end(purchase, "cancelled", true).catch(() => undefined);
       }
       return { kind: "unavailable" };
@@ -194,12 +211,69 @@ export class PaymentService {
     const purchase = await this.book.get(claim.id).catch(() => null);
     if (purchase?.phase !== "awaiting-payment") return this.topups.resolve(claim);
     try {
+      if (this.system.lookup) {
+        await claim.lease.release().catch(() => undefined);
+        await this.lookUp(purchase);
+        return;
+      }
       const expiresAt = purchase.payment?.expiresAt ?? 0;
       if (this.now() < expiresAt) await this.book.commit(purchase, expiresAt);
       else await this.teller.tell(await this.end(purchase, "expired"));
     } finally {
       await claim.lease.release().catch(() => undefined);
     }
+  }
+
+  /**
+   * Asks the payment system now ("I have paid", the return page, reconciliation's next
+   * check). Only its own answer counts: a paid one is recorded like any confirmation.
+   */
+  async checkNow(purchaseId: string): Promise<CheckOutcome> {
+    const purchase = await this.book.get(purchaseId).catch(() => null);
+    if (!purchase?.payment) return "not-found";
+    if (purchase.phase === "unpaid") return "ended";
+    if (purchase.phase !== "awaiting-payment") return "paid";
+    return this.lookUp(purchase);
+  }
+
+  private async lookUp(purchase: Purchase): Promise<CheckOutcome> {
+    const payment = purchase.payment;
+    if (!payment || !this.system.lookup) return "unknown";
+    let found: Awaited<ReturnType<NonNullable<PaymentSystem["lookup"]>>>;
+    try {
+      found = await this.system.lookup(purchase);
+    } catch (error) {
+      this.log.warn({ err: error, purchaseId: purchase.id }, "payment lookup failed");
+      await this.book.commit(purchase, this.nextCheck()).catch(() => undefined);
+      return "unknown";
+    }
+    switch (found.state) {
+      case "paid": {
+        const received = await this.receive({
+          method: payment.method,
+          purchaseId: purchase.id,
+          currency: payment.currency,
+          minor: found.minor,
+          charge: found.charge,
+        });
+        // Paid, but not what was asked: owed back (receive said so); the purchase ends here.
+        if (received === "stray") await this.end(purchase, "amount-differs", true);
+        return received === "stray" ? "ended" : "paid";
+      }
+      case "waiting":
+        await this.book.commit(purchase, this.nextCheck());
+        return found.pending ? "pending" : "waiting";
+      case "ended":
+        await this.teller.tell(await this.end(purchase, found.cancelled ? "cancelled" : "expired"));
+        return "ended";
+      case "refunded":
+        await this.teller.tell(await this.end(purchase, "expired"));
+        return "ended";
+    }
+  }
+
+  private nextCheck(): number {
+    return this.now() + this.options.checkMs;
   }
 
   /** Confirmations still unwritten when stopping are logged: the payment system has them. */
@@ -223,7 +297,7 @@ export class PaymentService {
   /** Unpaid: the offer is withdrawn; a cancellation is its own telling. */
   private async end(
     purchase: Purchase,
-    reason: "cancelled" | "expired",
+    reason: "cancelled" | "expired" | "amount-differs",
     toldByCaller = false,
   ): Promise<Purchase> {
     if (!(purchase.phase === "awaiting-payment" || purchase.phase === "created")) return purchase;

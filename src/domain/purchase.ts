@@ -79,7 +79,9 @@ export type NotChargedReason =
   /** Unpaid: the buyer cancelled before paying. */
   | "cancelled"
   /** Unpaid: the payment window passed. */
-  | "expired";
+  | "expired"
+  /** Unpaid: the payment system took another amount than asked (that payment is owed back). */
+  | "amount-differs";
 
 export interface Purchase {
   /** The intent id: unique per confirmed selection, so double taps carry the same one. */
@@ -168,7 +170,7 @@ export interface PurchaseStore {
   renewalsAfterReminders(): Promise<number>;
 }
 
-export type PaymentMethod = "telegram";
+export type PaymentMethod = "telegram" | "khalti";
 
 /** The payment a paid purchase asks for, and what it took once paid. */
 export interface PurchasePayment {
@@ -178,7 +180,7 @@ export interface PurchasePayment {
   minor: number;
   /** Payable until then. */
   expiresAt: number;
-  /** The system's handle of the offer (the invoice message): opaque here. */
+  /** The system's handle of the offer (the invoice message, Khalti's pidx): opaque here. */
   offer?: string;
   /** Set once paid: the confirmation's references. */
   charge?: PaymentCharge;

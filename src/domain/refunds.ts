@@ -1,10 +1,13 @@
 // Where a refund is issued. A payment is owed back only when its top-up certainly did not
 // happen (topup.ts decides: refused twice, offer changed, bouquet gone, paused past the
-// window) or when it paid for nothing (payments.ts). Telegram's Bot API cannot refund a card
+// window) or when it paid for nothing (payments.ts). A system that refunds through its API
+// (Khalti) is asked here, each call counted in the ledger before it leaves, retried with
+// backoff and, after a few failures, left to a person. Telegram's Bot API cannot refund a card
 // payment, so a person refunds it through the payment provider and records it here: marked
 // once (the ledger refuses a second time), with who and when, and the buyer is told.
+import { setTimeout as sleep } from "node:timers/promises";
 import type { OutcomeTeller } from "./outcomes.js";
-import type { PaymentLedger, Refund } from "./payment.js";
+import type { PaymentLedger, PaymentSystem, Refund } from "./payment.js";
 import type { Log } from "./ports.js";
 import type { Purchase } from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
@@ -20,30 +23,114 @@ export interface RefundChannel {
    * Every admin and support group: a refund is due, or a paid top-up's outcome is still
    * unknown after the verify window (nothing is refunded until txn-status tells).
    */
-  alertOperators(refund: RefundAlert, about: "refund-due" | "outcome-unknown"): Promise<void>;
+  alertOperators(refund: RefundAlert, about: RefundAlertKind): Promise<void>;
   /** The buyer of a payment that paid for nothing: it will be refunded, or it was. */
   tellBuyer(refund: Refund, state: "owed" | "refunded"): Promise<void>;
 }
 
+/** What operators are alerted about: a refund to make by hand, or an outcome to watch. */
+export type RefundAlertKind =
+  | "refund-due"
+  | "refund-failed"
+  | "outcome-unknown"
+  /** A payment that pays for nothing (a wrong amount, a late one), refunded by the system's API. */
+  | "stray-refunding";
+
+/** Refunds through the payment system's API, tried this many times, first after `retryMs`. */
+export interface AutomaticRefunds {
+  system: PaymentSystem;
+  retryMs: number;
+  maxAttempts: number;
+}
+
 export class RefundDesk {
+  private readonly stopping = new AbortController();
+  private readonly running = new Set<Promise<void>>();
+
   constructor(
     private readonly book: PurchaseBook,
     private readonly ledger: PaymentLedger,
     private readonly teller: OutcomeTeller,
     private readonly channel: RefundChannel,
     private readonly log: Log,
+    private readonly automatic?: AutomaticRefunds,
   ) {}
 
   /** A payment that pays for nothing (recorded as owed by the ledger): say so to all. */
   async owe(refund: Refund): Promise<void> {
     this.log.warn({ purchaseId: refund.purchaseId, paymentId: refund.paymentId }, "refund due");
-    await this.quietly(this.channel.alertOperators(refund, "refund-due"));
     await this.quietly(this.channel.tellBuyer(refund, "owed"));
+    const automatic = this.automatic !== undefined;
+    await this.quietly(
+      this.channel.alertOperators(refund, automatic ? "stray-refunding" : "refund-due"),
+    );
+    if (automatic) this.track(this.issue(refund));
   }
 
-  /** A purchase's refund-due was told to its buyer (once): the operators are alerted. */
-  purchaseOwed(purchase: Purchase): Promise<void> {
-    return this.alertAbout(purchase, "refund-due");
+  /** A purchase's refund-due was told to its buyer (once): refunded, or operators alerted. */
+  async purchaseOwed(purchase: Purchase): Promise<void> {
+    if (!this.automatic) return this.alertAbout(purchase, "refund-due");
+    const refund = (await this.ledger.refundsDue(100)).find(
+      (due) => due.purchaseId === purchase.id,
+    );
+    if (refund) this.track(this.issue(refund));
+  }
+
+  /** At start: refunds by API that a stopped process left unfinished are taken up again. */
+  async resume(): Promise<void> {
+    const automatic = this.automatic;
+    if (!automatic) return;
+    for (const refund of await this.ledger.refundsDue(100)) {
+      const mine = refund.method === automatic.system.method;
+      if (mine && refund.attempts < automatic.maxAttempts) this.track(this.issue(refund));
+    }
+  }
+
+  /** Stops waiting between tries (shutdown); what is still owed stays due in the ledger. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await Promise.allSettled([...this.running]);
+  }
+
+  /**
+   * Each call is counted in the ledger before it leaves, so that a refund is never asked for
+   * more times than allowed, across restarts; one that fails is tried again after a growing
+   * pause; after the last try, or an answer that says the system will not, a person takes over.
+   */
+  private async issue(refund: Refund): Promise<void> {
+    const automatic = this.automatic;
+    const refundBy = automatic?.system.refund?.bind(automatic.system);
+    if (!automatic || !refundBy) return;
+    let pause = automatic.retryMs;
+    for (;;) {
+      const attempt = await this.ledger.countRefundAttempt(refund.paymentId);
+      if (attempt === null) return;
+      if (attempt > automatic.maxAttempts) return this.handOver(refund);
+      try {
+        const answer = await refundBy(refund);
+        if (answer === "refused") return this.handOver(refund);
+        await this.markRefunded(refund.chargeId, automatic.system.method, null);
+        return;
+      } catch (error) {
+        this.log.warn({ err: error, paymentId: refund.paymentId, attempt }, "refund failed");
+        if (attempt >= automatic.maxAttempts) return this.handOver(refund);
+      }
+      await sleep(pause, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+      if (this.stopping.signal.aborted) return;
+      pause *= 2;
+    }
+  }
+
+  private async handOver(refund: Refund): Promise<void> {
+    this.log.error({ paymentId: refund.paymentId }, "refund left to a person");
+    await this.quietly(this.channel.alertOperators(refund, "refund-failed"));
+  }
+
+  private track(task: Promise<void>): void {
+    const tracked = task
+      .catch((error: unknown) => this.log.warn({ err: error }, "refund not issued yet"))
+      .finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
   }
 
   /**
@@ -54,7 +141,7 @@ export class RefundDesk {
     return this.alertAbout(purchase, "outcome-unknown");
   }
 
-  private async alertAbout(purchase: Purchase, about: "refund-due" | "outcome-unknown") {
+  private async alertAbout(purchase: Purchase, about: RefundAlertKind) {
     const charge = purchase.payment?.charge;
     if (!purchase.payment || !charge) return;
     this.log.warn({ purchaseId: purchase.id, reason: purchase.reason }, about);

@@ -3,6 +3,7 @@
 // it was confirmed on (its creation), counted in the provider's time zone.
 import type { ServiceKind } from "./model.js";
 import type { Amount } from "./money.js";
+import type { PaymentMethod } from "./purchase.js";
 
 /** Calendar days in the provider's zone, ISO ("2026-11-01"), both included. */
 export interface ReportPeriod {
@@ -14,7 +15,9 @@ export interface ReportPeriod {
  * What became of a purchase, as a report counts it. "declined" (the provider refused it) is
  * kept apart from the other not-charged purchases (nothing was sent, or it did not happen);
  * "unknown" is requested or unknown (only txn-status can tell); "pending" was not sent yet
- * (created, token taken: seconds long).
+ * (created, token taken, paid: seconds long). When subscribers pay in the bot, the payment
+ * phases count as themselves: "awaiting-payment" (the invoice is out), "unpaid" (cancelled or
+ * expired: nothing was charged), "refund-due" and "refunded" (paid, the top-up did not happen).
  */
 export const REPORT_OUTCOMES = [
   "charged",
@@ -22,6 +25,10 @@ export const REPORT_OUTCOMES = [
   "not-charged",
   "unknown",
   "pending",
+  "awaiting-payment",
+  "unpaid",
+  "refund-due",
+  "refunded",
 ] as const;
 export type ReportOutcome = (typeof REPORT_OUTCOMES)[number];
 
@@ -41,8 +48,56 @@ export interface ReportSummary {
   services: Record<ServiceKind, Totals>;
   /** The best-selling bouquets (charged), most sold first. */
   bouquets: (Totals & { code: string; name: string })[];
-  /** Purchases open right now, whatever their day: created, token taken, requested, unknown. */
+  /**
+   * Purchases open right now, whatever their day: awaiting payment, paid, created, token
+   * taken, requested, unknown.
+   */
   open: Totals;
+}
+
+/** A sum of payments in one currency, exactly (from the payments' minor units). */
+interface Money {
+  currency: string;
+  sum: Amount;
+}
+
+/** A count of payments and their sums, one per currency (none when the count is zero). */
+export interface PaymentTotals {
+  count: number;
+  sums: Money[];
+}
+
+/** What was paid in the bot (PAYMENT_MODE=telegram): all zero when nobody pays here. */
+export interface PaymentSummary {
+  /** Payments received on the period's days, whatever they paid for. */
+  received: PaymentTotals;
+  /** Of those, owed back and not refunded yet. */
+  refundDue: PaymentTotals;
+  /** Of those, refunded. */
+  refunded: PaymentTotals;
+  /** Owed back right now, whatever the day they were received. */
+  refundsDueNow: PaymentTotals;
+  /**
+   * Mismatch: received on the period's days, longer than the verify window ago, yet neither
+   * paying for a charged top-up nor owed back.
+   */
+  unsettled: PaymentTotals;
+  /** Mismatch: the period's purchases charged though they asked for a payment and have none. */
+  chargedUnpaid: Totals;
+}
+
+/** Whether a payment was given back: none (it paid for its top-up), due or refunded. */
+export type RefundState = "none" | "due" | "refunded";
+
+/** A purchase's own payment, as the report's file lists it. */
+export interface RowPayment {
+  method: PaymentMethod;
+  /** The amount received; null until paid. */
+  paid: Amount | null;
+  chargeId: string | null;
+  providerChargeId: string | null;
+  /** Null until paid. */
+  refund: RefundState | null;
 }
 
 /** One purchase as the report's file lists it: no customer name, no phone number. */
@@ -61,6 +116,8 @@ export interface ReportRow {
   txnId: string | null;
   reference: string | null;
   outcome: ReportOutcome;
+  /** Null when the purchase asked for no payment (PAYMENT_MODE=none). */
+  payment: RowPayment | null;
 }
 
 /** The charged sum of one day. */
@@ -73,6 +130,11 @@ export interface DaySales {
 export interface ReportSource {
   /** Counted and summed by the database. */
   summary(period: ReportPeriod): Promise<ReportSummary>;
+  /**
+   * The payments of the period, counted and summed by the database; a payment received before
+   * `settledBefore` (epoch ms: now less the verify window) should be settled by now.
+   */
+  payments(period: ReportPeriod, settledBefore: number): Promise<PaymentSummary>;
   /** The period's purchases, oldest first, read a page at a time as they are consumed. */
   rows(period: ReportPeriod): AsyncIterable<ReportRow>;
   /** Every day of the period with its charged sum (zero when nothing was sold). */

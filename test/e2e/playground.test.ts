@@ -1,6 +1,7 @@
 // The offline playground's page in a real browser (the system's Chromium, driven by
-// playwright-core): a top-up completed by clicking, as a person would, with the provider's
-// side of it in the side panel; Telegram formatting; the support group; Nepali; a phone.
+// playwright-core): a top-up completed by clicking and paid with a test card, as a person
+// would, with the provider's side of it in the side panel; a declined card; Telegram
+// formatting; the support group; Nepali; a phone.
 import { existsSync } from "node:fs";
 import { copyFile, mkdir } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -82,6 +83,42 @@ const message = (text: string | RegExp): Locator =>
 const button = (scope: Locator | Page, name: string): Locator =>
   scope.getByRole("button", { name, exact: true });
 
+/** Telegram's payment form, open over the chat. */
+const checkoutForm = (): Locator => page.getByRole("dialog", { name: "Checkout" });
+
+/**
+ * The first of `matching` that `action` brings (not an earlier one like it), by its id: found
+ * still once edited, and gone once deleted.
+ */
+async function appearing(matching: Locator, action: () => Promise<unknown>): Promise<Locator> {
+  const before = await matching.count();
+  await action();
+  const id = await matching.nth(before).getAttribute("data-message-id");
+  return page.locator(`#messages .message[data-message-id="${id}"]`);
+}
+
+const withText = (text: string): Locator => page.locator("#messages .message", { hasText: text });
+
+/** From /topup to the invoice for TV 8000000021's Gold (monthly), by clicking. */
+async function orderGold(): Promise<Locator> {
+  const connections = await appearing(
+    withText("Which connection do you want to renew?"),
+    async () => {
+      await send("/topup");
+      await page.locator(".reply-button", { hasText: "Share my phone number" }).click();
+    },
+  );
+  const menu = await appearing(withText("Choose a package to buy:"), () =>
+    button(connections, "TV 8000000021 · active").click(),
+  );
+  await button(menu, "Monthly").click();
+  // Once bought, the bot lists it first as "🔁 Renew Gold (monthly) · …".
+  await menu.getByRole("button", { name: /Gold \(monthly\) · NPR\s700\.00$/ }).click();
+  return appearing(page.locator("#messages .message:has(.invoice)"), () =>
+    button(menu, "💳 Pay NPR 700.00").click(),
+  );
+}
+
 async function send(text: string): Promise<void> {
   await page.locator("#composer").fill(text);
   await page.locator("#composer").press("Enter");
@@ -100,7 +137,7 @@ async function botApi(method: string, body: Record<string, unknown>): Promise<un
 }
 
 describe("the playground page", () => {
-  it("completes a top-up by clicking, and shows the provider's side of it", async () => {
+  it("completes a top-up by clicking, pays it with the test card, and shows the provider's side of it", async () => {
     needsChromium();
     await expect(page.locator("#api-version").textContent()).resolves.toContain("v1.0.1");
     await page.locator("#customers .customer[data-cuid='1000002']").waitFor();
@@ -132,14 +169,50 @@ describe("the playground page", () => {
 
     await button(edited, "Gold (monthly) · NPR 700.00").click();
     await edited.filter({ hasText: "Please confirm your top-up" }).waitFor();
-    await button(edited, "✅ Confirm and pay").click();
+    await button(edited, "💳 Pay NPR 700.00").click();
     await page.locator(".toast", { hasText: "Processing" }).waitFor();
+    await edited.filter({ hasText: "Pay with the invoice below" }).waitFor();
+
+    // The invoice, drawn as Telegram's card: title, description, amount, Pay and Cancel.
+    const invoice = page.locator("#messages .message:has(.invoice)").last();
+    await invoice.waitFor();
+    await expect(invoice.locator(".invoice-title").textContent()).resolves.toBe("Gold");
+    await expect(invoice.locator(".invoice-description").textContent()).resolves.toContain(
+      "Gold (monthly) for TV 8000000021",
+    );
+    await expect(invoice.locator(".invoice-amount").textContent()).resolves.toMatch(
+      /^NPR\s700\.00$/,
+    );
+    // The bot's amounts have a no-break space ("NPR 700.00"), as Intl writes them.
+    const labels = await invoice.locator(".inline-button").allTextContents();
+    expect(labels.map((label) => label.replace(/\s+/g, " "))).toEqual([
+      "💳 Pay NPR 700.00",
+      "Cancel",
+    ]);
+    expect(playground.sandbox.topups).toHaveLength(0);
+
+    // Pay opens the payment form, the paying test card already in it.
+    await button(invoice, "💳 Pay NPR 700.00").click();
+    const form = checkoutForm();
+    await form.waitFor();
+    await expect(form.getByLabel("Card number").inputValue()).resolves.toBe("4242 4242 4242 4242");
+    await button(form, "Pay NPR 700.00").click();
+    await form.waitFor({ state: "hidden" });
+    await page
+      .locator("#messages .message.service", {
+        hasText: "You successfully transferred NPR 700.00 to Top-up Bot",
+      })
+      .waitFor();
+    await message("Payment received").waitFor();
+    // Paid: Telegram shows no Pay button on it any more.
+    await expect(button(invoice, "✓ Paid").isDisabled()).resolves.toBe(true);
 
     const receipt = message("Top-up successful");
     await receipt.waitFor({ timeout: 15_000 });
     const receiptText = (await receipt.textContent()) ?? "";
     const txnId = /Transaction: (TXN\w+)/.exec(receiptText)?.[1];
     expect(txnId, receiptText).toBeDefined();
+    expect(receiptText).toMatch(/Paid: NPR\s700\.00 by card/);
     await expect(receipt.locator("strong, b").first().textContent()).resolves.toBe(
       "Top-up successful",
     );
@@ -165,6 +238,35 @@ describe("the playground page", () => {
       await copyFile(SCREENSHOT, README_SCREENSHOT);
     }
   }, 25_000);
+
+  it("tells a declined test card and charges nothing; the invoice's Cancel withdraws it", async () => {
+    needsChromium();
+    const invoice = await orderGold();
+    const paidBefore = await page.locator("#messages .message.service").count();
+
+    await button(invoice, "💳 Pay NPR 700.00").click();
+    const form = checkoutForm();
+    await form.waitFor();
+    await form.getByLabel("Card number").fill("4000 0000 0000 0002");
+    await button(form, "Pay NPR 700.00").click();
+    await form.getByRole("alert").filter({ hasText: "Your card was declined" }).waitFor();
+    // The form stays open for another card; nothing was paid or topped up.
+    expect(await form.isVisible()).toBe(true);
+    expect(await page.locator("#messages .message.service").count()).toBe(paidBefore);
+    expect(playground.sandbox.topups).toHaveLength(1);
+
+    // A mistyped number is told at once, and the bot is not asked.
+    await form.getByLabel("Card number").fill("4242 4242 4242 4241");
+    await button(form, "Pay NPR 700.00").click();
+    await form.getByRole("alert").filter({ hasText: "card number is incorrect" }).waitFor();
+
+    await button(form, "Cancel").click();
+    await form.waitFor({ state: "hidden" });
+    await button(invoice, "Cancel").click();
+    await message("Payment cancelled").waitFor();
+    await invoice.waitFor({ state: "detached" });
+    expect(playground.sandbox.topups).toHaveLength(1);
+  }, 20_000);
 
   it("renders Telegram formatting from entities, as text and never as HTML", async () => {
     needsChromium();

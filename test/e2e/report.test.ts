@@ -14,7 +14,13 @@ import { ValueFormatter } from "../../src/bot/shared/values.js";
 import { loadConfig } from "../../src/config.js";
 import type { ChatUser } from "../../tools/telegram-emulator/index.js";
 import { expectReply } from "../support/chat.js";
-import { insertRows, ledgerRow } from "../support/ledger-rows.js";
+import {
+  insertPayments,
+  insertRows,
+  ledgerRow,
+  paidLedgerRow,
+  paymentOf,
+} from "../support/ledger-rows.js";
 import { captureLogs } from "../support/log-capture.js";
 import { deleteByPrefix, TEST_REDIS_URL } from "../support/redis.js";
 import { type Stack, startStack } from "../support/stack.js";
@@ -294,6 +300,43 @@ describe("/report", () => {
     expect(summary.text).toContain("✅ शुल्क लागेको: ४ · ");
     expect(summary.text).toContain("\n१. ");
     expect(chartCaption).toContain("दैनिक शुल्क लागेको रकम");
+  }, 60_000);
+
+  it("adds the day's payments, and each purchase's payment at the end of its line", async () => {
+    const first = daysBefore(day, 6);
+    const refunded = paidLedgerRow({
+      created_at: noonOf(first),
+      phase: "refunded",
+      reason: "declined",
+      price: "700",
+    });
+    await insertRows(ledger, [refunded]);
+    await insertPayments(ledger, [paymentOf(refunded)]);
+    // In Nepali, as the admin chose above.
+    const report = nextReport(stack, admin, "वित्तीय रिपोर्ट");
+    admin.sendText(`/report ${first}`);
+    const { summary, csv } = await report;
+    const lines = summary.text?.split("\n") ?? [];
+    const rupees = new ValueFormatter("ne", ZONE, "NPR").amount("700.00");
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        `💸 तिरिएको, टप-अप नभएको, फिर्ता गरिएको: १ · ${rupees}`,
+        "💳 बोटमा भएका भुक्तानी, यी दिनहरूमा प्राप्त",
+        `प्राप्त: १ · ${rupees}`,
+        `फिर्ता गरिएको: १ · ${rupees}`,
+      ]),
+    );
+    expect(parseCsv(csv)).toEqual([
+      expect.objectContaining({
+        purchase_id: refunded.id,
+        outcome: "refunded",
+        payment_method: "telegram",
+        amount_paid: "700.00",
+        payment_charge_id: refunded.payment_charge_id,
+        provider_charge_id: refunded.payment_provider_charge_id,
+        refund: "refunded",
+      }),
+    ]);
   }, 60_000);
 });
 

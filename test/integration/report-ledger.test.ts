@@ -95,6 +95,11 @@ describe.each(targets)("the ledger's reports on %s", (_, target) => {
       "not-charged": { count: 2, sum: "500" },
       unknown: { count: 2, sum: "150" },
       pending: { count: 1, sum: "25" },
+      // Nobody paid in the bot: no payment phase.
+      "awaiting-payment": { count: 0, sum: "0" },
+      unpaid: { count: 0, sum: "0" },
+      "refund-due": { count: 0, sum: "0" },
+      refunded: { count: 0, sum: "0" },
     });
     expect(summary.services).toEqual({
       tv: { count: 4, sum: "2750.5" },
@@ -108,6 +113,20 @@ describe.each(targets)("the ledger's reports on %s", (_, target) => {
     ]);
     // Open now, whatever the day: unknown, requested, created, and the one of 1 November.
     expect(summary.open).toEqual({ count: 4, sum: "185" });
+  });
+
+  it("has no payments to report when nobody pays in the bot", async () => {
+    const none = { count: 0, sums: [] };
+    expect(await reports.payments(DAY, Date.now())).toEqual({
+      received: none,
+      refundDue: none,
+      refunded: none,
+      refundsDueNow: none,
+      unsettled: none,
+      chargedUnpaid: { count: 0, sum: "0" },
+    });
+    const rows = await collect(reports.rows(DAY));
+    expect(rows.map((row) => row.payment)).toEqual(rows.map(() => null));
   });
 
   it("ranks the ten best sellers and says zero for a day without purchases", async () => {

@@ -1,12 +1,14 @@
-// Purchases written straight into the ledger, for reports over many purchases, outcomes and
-// days that real top-ups would take long to make.
+// Purchases (and their payments) written straight into the ledger, for reports over many
+// purchases, outcomes and days that real top-ups would take long to make.
 import type { Insertable, Kysely } from "kysely";
 import pg from "pg";
-import type { LedgerTables, PurchaseRow } from "../../src/adapters/ledger/schema.js";
+import type { LedgerTables, PaymentRow, PurchaseRow } from "../../src/adapters/ledger/schema.js";
+import { toMinorUnits } from "../../src/domain/payment.js";
 
 type Row = Insertable<PurchaseRow>;
+type Payment = Insertable<PaymentRow>;
 
-const OPEN = ["created", "token-taken", "requested", "unknown"];
+const OPEN = ["created", "token-taken", "requested", "unknown", "awaiting-payment", "paid"];
 let sequence = 0;
 
 /**
@@ -35,7 +37,7 @@ export function ledgerRow(overrides: Partial<Row> & Pick<Row, "created_at">): Ro
     reference: `ref-${sequence}`,
     phase,
     told: open ? null : phase,
-    reason: phase === "not-charged" ? "verified" : null,
+    reason: phase === "not-charged" ? "verified" : phase === "unpaid" ? "expired" : null,
     refusal_code: null,
     txn_id: charged ? `TXN-T${sequence}` : null,
     txn_amount: charged ? (overrides.price ?? "700") : null,
@@ -53,6 +55,74 @@ export function ledgerRow(overrides: Partial<Row> & Pick<Row, "created_at">): Ro
 
 export async function insertRows(db: Kysely<LedgerTables>, rows: Row[]): Promise<void> {
   await db.insertInto("purchases").values(rows).execute();
+}
+
+/**
+ * A purchase that asked for a payment in the bot (NPR, PAYMENT_MODE=telegram), charged unless
+ * told: paid at its creation, unless it still waits for its payment or went unpaid.
+ */
+export function paidLedgerRow(overrides: Partial<Row> & Pick<Row, "created_at">): Row {
+  const row = ledgerRow(overrides);
+  const unpaid = row.phase === "awaiting-payment" || row.phase === "unpaid";
+  return {
+    ...row,
+    payment_method: "telegram",
+    payment_currency: "NPR",
+    payment_minor: toMinorUnits(row.price, 2),
+    payment_expires_at: new Date(new Date(row.created_at).getTime() + 900_000),
+    payment_charge_id: unpaid ? null : `charge-${row.id}`,
+    payment_provider_charge_id: unpaid ? null : `provider-${row.id}`,
+    paid_at: unpaid ? null : new Date(row.created_at),
+    ...overrides,
+  };
+}
+
+/** The payment that paid for a paid purchase row, owed back or refunded as its phase says. */
+export function paymentOf(purchase: Row, overrides: Partial<Payment> = {}): Payment {
+  const refund =
+    purchase.phase === "refund-due" ? "due" : purchase.phase === "refunded" ? "refunded" : "none";
+  const at = new Date(purchase.updated_at);
+  return {
+    purchase_id: purchase.id,
+    buyer: purchase.buyer,
+    method: "telegram",
+    currency: purchase.payment_currency ?? "NPR",
+    minor: purchase.payment_minor ?? 0,
+    charge_id: purchase.payment_charge_id ?? `charge-${purchase.id}`,
+    provider_charge_id: purchase.payment_provider_charge_id ?? null,
+    received_at: purchase.paid_at ?? at,
+    applied: true,
+    refund,
+    refund_reason: refund === "none" ? null : "declined",
+    refund_due_at: refund === "none" ? null : at,
+    refunded_at: refund === "refunded" ? at : null,
+    refunded_by: refund === "refunded" ? "admin:1" : null,
+    ...overrides,
+  };
+}
+
+/** A payment that paid for nothing (paid twice, or for no purchase known): owed back at once. */
+export function strayPayment(
+  overrides: Partial<Payment> & Pick<Payment, "received_at" | "minor">,
+): Payment {
+  sequence += 1;
+  return {
+    purchase_id: null,
+    buyer: null,
+    method: "telegram",
+    currency: "NPR",
+    charge_id: `stray-${sequence}`,
+    provider_charge_id: `provider-stray-${sequence}`,
+    applied: false,
+    refund: "due",
+    refund_reason: "stray",
+    refund_due_at: overrides.received_at,
+    ...overrides,
+  };
+}
+
+export async function insertPayments(db: Kysely<LedgerTables>, rows: Payment[]): Promise<void> {
+  await db.insertInto("payments").values(rows).execute();
 }
 
 /** A buyer's purchases as the ledger has them, oldest first. */

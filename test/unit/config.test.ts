@@ -121,8 +121,30 @@ describe("loadConfig", () => {
       "TOPUP_USER_IDS: must be * or a comma-separated list of numeric Telegram user ids",
     ]);
     expect(problemsOf({ ...valid, PAYMENT_MODE: "khalti" })).toEqual([
-      expect.stringMatching(/^PAYMENT_MODE: khalti: not available in this release yet/),
+      expect.stringMatching(/^KHALTI_SECRET_KEY: required with PAYMENT_MODE=khalti/),
+      expect.stringMatching(/^PUBLIC_URL: required with PAYMENT_MODE=khalti/),
+      expect.stringMatching(/^HTTP_PORT: required with PAYMENT_MODE=khalti/),
     ]);
+    const khalti = {
+      ...valid,
+      PAYMENT_MODE: "khalti",
+      KHALTI_SECRET_KEY: "SECRET-KEY",
+      PUBLIC_URL: "https://bot.example.com",
+      HTTP_PORT: "8080",
+    };
+    expect(
+      problemsOf({ ...khalti, CURRENCY: "USD", PUBLIC_URL: "http://bot.example.com" }),
+    ).toEqual([
+      "PUBLIC_URL: must be https:// (http:// only for 127.0.0.1 or localhost)",
+      "CURRENCY: USD: Khalti takes NPR only",
+    ]);
+    expect(loadConfig(khalti).payment).toMatchObject({
+      method: "khalti",
+      currency: "NPR",
+      minorDigits: 2,
+      baseUrl: "https://khalti.com",
+      publicUrl: "https://bot.example.com",
+    });
     expect(loadConfig(valid).topupUsers).toBe("everyone");
     expect(loadConfig({ ...valid, TOPUP_USER_IDS: " 12, 34 " }).topupUsers).toEqual([12, 34]);
   });

@@ -16,6 +16,7 @@ const row = (overrides: Partial<ReportRow> = {}): ReportRow => ({
   txnId: "TXN1",
   reference: "tg5-ref1",
   outcome: "charged",
+  payment: null,
   ...overrides,
 });
 
@@ -35,7 +36,7 @@ async function csvOf(
 }
 
 const HEADER =
-  "time,purchase_id,buyer_id,customer_id,service,connection,bouquet_code,bouquet_name,amount,currency,checkout_id,provider_txn_id,our_reference,outcome";
+  "time,purchase_id,buyer_id,customer_id,service,connection,bouquet_code,bouquet_name,amount,currency,checkout_id,provider_txn_id,our_reference,outcome,payment_method,amount_paid,payment_charge_id,provider_charge_id,refund";
 
 describe("the report's CSV", () => {
   it("has a BOM, a header and one CRLF line per purchase, times with the zone's offset", async () => {
@@ -45,9 +46,37 @@ describe("the report's CSV", () => {
     );
     expect(csv).toBe(
       `\uFEFF${HEADER}\r\n` +
-        "2026-11-20T10:00:30+05:45,intent-1,5,1000001,tv,8000000011,TV-GOLD-M,Gold (MONTHLY),700,NPR,co1,TXN1,tg5-ref1,charged\r\n" +
-        "2026-11-20T10:00:30+05:45,intent-2,5,1000001,tv,8000000011,TV-GOLD-M,Gold (MONTHLY),700,NPR,co1,,tg5-ref1,declined\r\n",
+        "2026-11-20T10:00:30+05:45,intent-1,5,1000001,tv,8000000011,TV-GOLD-M,Gold (MONTHLY),700,NPR,co1,TXN1,tg5-ref1,charged,,,,,\r\n" +
+        "2026-11-20T10:00:30+05:45,intent-2,5,1000001,tv,8000000011,TV-GOLD-M,Gold (MONTHLY),700,NPR,co1,,tg5-ref1,declined,,,,,\r\n",
     );
+  });
+
+  it("ends each line with the purchase's payment, when it asked for one", async () => {
+    const paid = { method: "telegram" as const, chargeId: "tg-charge-1", providerChargeId: "pi_1" };
+    const csv = await csvOf(
+      [
+        row({ payment: { ...paid, paid: "700.00", refund: "none" } }),
+        row({ outcome: "refund-due", payment: { ...paid, paid: "700.00", refund: "due" } }),
+        row({
+          outcome: "unpaid",
+          payment: {
+            method: "telegram",
+            paid: null,
+            chargeId: null,
+            providerChargeId: null,
+            refund: null,
+          },
+        }),
+      ],
+      "NPR",
+    );
+    expect(csv.split("\r\n").map((line) => line.split(",").slice(13).join(","))).toEqual([
+      "outcome,payment_method,amount_paid,payment_charge_id,provider_charge_id,refund",
+      "charged,telegram,700.00,tg-charge-1,pi_1,none",
+      "refund-due,telegram,700.00,tg-charge-1,pi_1,due",
+      "unpaid,telegram,,,,",
+      "",
+    ]);
   });
 
   it("follows the zone's offset across a change of clocks, milliseconds kept when there are any", async () => {

@@ -9,13 +9,18 @@ const settings = z
     DEMO_HOST: z.string().default("127.0.0.1"),
     REDIS_URL: z.string().optional(),
     LOG_LEVEL: z.string().default("warn"),
+    // Empty counts as unset, as for the bot's own settings.
+    DEMO_PAYMENT_MODE: z.preprocess(
+      (value) => (value === "" ? undefined : value),
+      z.enum(["telegram", "none"]).default("telegram"),
+    ),
   })
   .safeParse(process.env);
 if (!settings.success) {
   process.stderr.write(`Invalid demo settings: ${settings.error.message}\n`);
   process.exit(1);
 }
-const { DEMO_PORT, DEMO_HOST, REDIS_URL, LOG_LEVEL } = settings.data;
+const { DEMO_PORT, DEMO_HOST, REDIS_URL, LOG_LEVEL, DEMO_PAYMENT_MODE } = settings.data;
 
 // Without REDIS_URL, an in-process stand-in; real deployments always use Redis.
 const redis = REDIS_URL ? undefined : new (await import("ioredis-mock")).default();
@@ -24,12 +29,18 @@ const playground = await startPlayground({
   host: DEMO_HOST,
   port: DEMO_PORT,
   env: { ...process.env, LOG_LEVEL },
+  paymentMode: DEMO_PAYMENT_MODE,
   redis,
   logger: createLogger(LOG_LEVEL),
 });
 process.stdout.write(
   `Playground: ${playground.url}\n` +
     `Storage: ${REDIS_URL ? `Redis at ${REDIS_URL}` : "in-process (set REDIS_URL to use Redis)"}\n` +
+    `Payments: ${
+      DEMO_PAYMENT_MODE === "telegram"
+        ? "Telegram Payments with a test card (DEMO_PAYMENT_MODE=none: nobody pays)"
+        : "none, everyone may top up (DEMO_PAYMENT_MODE=telegram: pay with a test card)"
+    }\n` +
     "Press Ctrl+C to stop.\n",
 );
 

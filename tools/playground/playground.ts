@@ -11,6 +11,11 @@ import { type Roles, startWeb } from "./web.js";
 
 export const DEMO_BOT_TOKEN = "5000000001:playground-bot-token";
 const DEMO_PROVIDER_TOKEN = "sandbox-token";
+/** A test-mode payment provider token, as BotFather gives one (`…:TEST:…`). */
+const DEMO_PAYMENT_TOKEN = "284685063:TEST:playground";
+
+/** telegram: subscribers pay an invoice with a test card; none: nobody pays, everyone tops up. */
+type DemoPaymentMode = "telegram" | "none";
 
 export const ROLES: Roles = {
   user: { id: 1001, chatId: 1001, first_name: "Asha", phone: "9851000002" },
@@ -23,6 +28,8 @@ export interface PlaygroundOptions {
   port: number;
   /** Environment for the bot (PROVIDER_API_VERSION, CURRENCY, ...); BOT_TOKEN etc. are set here. */
   env: NodeJS.ProcessEnv;
+  /** Default telegram: the page shows the paid journey. */
+  paymentMode?: DemoPaymentMode;
   /** In-process storage when REDIS_URL is not set. */
   redis?: Redis;
   logger: Logger;
@@ -42,13 +49,13 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   const emulator = await createTelegramEmulator({
     bots: [{ token: DEMO_BOT_TOKEN, first_name: "Top-up Bot", username: "topup_playground_bot" }],
   });
+  const paymentMode = options.paymentMode ?? "telegram";
   const config = loadConfig({
     CURRENCY: "NPR",
     REDIS_KEY_PREFIX: "playground:",
-    // Nobody pays in the playground: every person on the page may top up.
-    PAYMENT_MODE: "none",
-    TOPUP_USER_IDS: "*",
+    ...(paymentMode === "none" && { TOPUP_USER_IDS: "*" }),
     ...options.env,
+    ...paymentEnv(paymentMode),
     PROVIDER_TIMEZONE: timeZone,
     BOT_TOKEN: DEMO_BOT_TOKEN,
     TELEGRAM_API_ROOT: emulator.apiRoot,
@@ -70,6 +77,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     sandbox,
     roles: ROLES,
     apiVersion: config.provider.version,
+    paymentMode,
   });
   const address = web.address();
   const port = typeof address === "object" && address ? address.port : options.port;
@@ -85,4 +93,13 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       await sandbox.close();
     },
   };
+}
+
+/**
+ * The bot's payment settings for `mode`. They come after the caller's environment: a
+ * PAYMENT_MODE or real provider token in the shell must not change the journey the page shows.
+ */
+function paymentEnv(mode: DemoPaymentMode): NodeJS.ProcessEnv {
+  if (mode === "none") return { PAYMENT_MODE: "none" };
+  return { PAYMENT_MODE: "telegram", PAYMENT_PROVIDER_TOKEN: DEMO_PAYMENT_TOKEN };
 }

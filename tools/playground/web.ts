@@ -4,7 +4,13 @@ import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Message } from "grammy/types";
 import type { Sandbox } from "../sandbox/server.js";
-import type { ChatUser, StoredMessage, TelegramEmulator } from "../telegram-emulator/index.js";
+import type {
+  ChatUser,
+  PaymentResult,
+  StoredMessage,
+  TelegramEmulator,
+} from "../telegram-emulator/index.js";
+import { cardOutcome, TEST_CARDS } from "./test-cards.js";
 
 type Role = "user" | "admin" | "support";
 interface RoleSpec {
@@ -24,6 +30,8 @@ export interface WebOptions {
   sandbox: Sandbox;
   roles: Roles;
   apiVersion: string;
+  /** Whether subscribers pay an invoice (telegram) or nobody pays (none). */
+  paymentMode: "telegram" | "none";
 }
 
 /** A chat message as the page draws it. */
@@ -35,11 +43,30 @@ interface PageMessage {
   entities: Message["entities"];
   photo: boolean;
   contact?: string;
-  inlineKeyboard: { text: string; data?: string; url?: string }[][];
+  /** An invoice, drawn as Telegram's card: its own fields, never the message text. */
+  invoice?: PageInvoice;
+  /** A successful_payment service message: what was paid. */
+  payment?: { amount: string };
+  inlineKeyboard: { text: string; data?: string; url?: string; pay?: true }[][];
   edited: boolean;
   deleted: boolean;
   date: number;
 }
+
+interface PageInvoice {
+  title: string;
+  description: string;
+  /** "NPR 700.00", from the total in minor units. */
+  amount: string;
+  /** Paid from this page: Telegram shows a receipt instead of a Pay button. */
+  paid: boolean;
+}
+
+/** How a payment from the page ended, as the checkout form tells it. */
+type PageCheckout =
+  | { kind: "paid" | "declined" | "timeout" | "invalid-card" }
+  | { kind: "refused"; errorMessage: string }
+  | { kind: "unavailable"; reason: string };
 
 const PUBLIC = new URL("./public/", import.meta.url);
 const STATIC: Record<string, [string, string]> = {
@@ -48,8 +75,9 @@ const STATIC: Record<string, [string, string]> = {
   "/style.css": ["style.css", "text/css; charset=utf-8"],
 };
 
-function toPageMessage(stored: StoredMessage): PageMessage {
+function toPageMessage(stored: StoredMessage, paid: boolean): PageMessage {
   const message = stored.message;
+  const { invoice, successful_payment: payment } = message;
   return {
     id: stored.messageId,
     fromBot: stored.sentByBot,
@@ -58,11 +86,19 @@ function toPageMessage(stored: StoredMessage): PageMessage {
     entities: message.entities ?? message.caption_entities ?? [],
     photo: message.photo !== undefined,
     contact: message.contact?.phone_number,
+    invoice: invoice && {
+      title: invoice.title,
+      description: invoice.description,
+      amount: formatAmount(invoice.currency, invoice.total_amount),
+      paid,
+    },
+    payment: payment && { amount: formatAmount(payment.currency, payment.total_amount) },
     inlineKeyboard: (message.reply_markup?.inline_keyboard ?? []).map((row) =>
       row.map((button) => ({
         text: button.text,
         data: "callback_data" in button ? button.callback_data : undefined,
         url: "url" in button ? button.url : undefined,
+        pay: "pay" in button && button.pay === true ? true : undefined,
       })),
     ),
     edited: message.edit_date !== undefined,
@@ -71,9 +107,33 @@ function toPageMessage(stored: StoredMessage): PageMessage {
   };
 }
 
+/** "NPR 700.00" from 70000, as Telegram's Pay button reads (the currency's minor units). */
+function formatAmount(currency: string, minor: number): string {
+  const format = new Intl.NumberFormat("en", { style: "currency", currency });
+  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+  return format.format(minor / 10 ** digits);
+}
+
+/** What the page needs of a payment's end (the emulator's result carries updates and ids). */
+function toPageCheckout(result: PaymentResult): PageCheckout {
+  switch (result.kind) {
+    case "refused":
+      return { kind: "refused", errorMessage: result.errorMessage };
+    case "unavailable":
+      return { kind: "unavailable", reason: result.reason };
+    default:
+      return { kind: result.kind };
+  }
+}
+
 export async function startWeb(options: WebOptions): Promise<Server> {
   const { emulator, sandbox, roles } = options;
   let language = "en";
+  /** Invoices paid from the page, "chatId:messageId": the emulator keeps that to itself. */
+  const paidInvoices = new Set<string>();
+  const invoiceKey = (chatId: number, messageId: number) => `${chatId}:${messageId}`;
+  const toPage = (stored: StoredMessage) =>
+    toPageMessage(stored, paidInvoices.has(invoiceKey(stored.chatId, stored.messageId)));
   const drivers = new Map<Role, ChatUser>();
   const driver = (role: Role): ChatUser => {
     const existing = drivers.get(role);
@@ -106,7 +166,7 @@ export async function startWeb(options: WebOptions): Promise<Server> {
       const stored = emulator.messages(event.chatId);
       const id = event.type === "delete" ? event.messageId : event.message.message_id;
       const changed = stored.find((entry) => entry.messageId === id);
-      if (role && changed) push("chat", { role, message: toPageMessage(changed) });
+      if (role && changed) push("chat", { role, message: toPage(changed) });
       if (role) push("keyboard", { role, keyboard: driver(role).replyKeyboard() });
     } else if (event.type === "callback-answer" && event.answer.text) {
       const role = roleOfChat(event.chatId);
@@ -124,12 +184,31 @@ export async function startWeb(options: WebOptions): Promise<Server> {
     }
   }, 300);
 
+  /** The invoice drawn again, now with its receipt instead of the Pay button. */
+  const markPaid = (role: Role, messageId: number) => {
+    const chatId = roles[role].chatId;
+    paidInvoices.add(invoiceKey(chatId, messageId));
+    const stored = emulator.messages(chatId).find((entry) => entry.messageId === messageId);
+    if (stored) push("chat", { role, message: toPage(stored) });
+  };
+  /** The checkout form's Pay: the test card decides the outcome, the bot is asked first. */
+  const pay = async (body: Record<string, unknown>): Promise<PageCheckout> => {
+    const role = roleOf(body);
+    const messageId = Number(body.messageId);
+    const outcome = cardOutcome(String(body.cardNumber ?? ""));
+    if (outcome === "invalid") return { kind: "invalid-card" };
+    const result = await driver(role).pay(messageId, { outcome });
+    if (result.kind === "paid") markPaid(role, messageId);
+    return toPageCheckout(result);
+  };
+
   const routes: Record<string, (body: Record<string, unknown>) => unknown> = {
     "GET /api/bootstrap": () => ({
       roles,
       language,
       apiVersion: options.apiVersion,
       botName: "Top-up Bot",
+      payments: { mode: options.paymentMode, testCards: TEST_CARDS },
     }),
     "GET /api/sandbox": () => ({ customers: sandbox.directory(), topups: sandbox.topups }),
     "POST /api/send": (body) => {
@@ -141,6 +220,7 @@ export async function startWeb(options: WebOptions): Promise<Server> {
       driver(roleOf(body)).pressData(String(body.data), Number(body.messageId));
       return { ok: true };
     },
+    "POST /api/pay": pay,
     "POST /api/reply-button": (body) => {
       driver(roleOf(body)).tapReplyButton(String(body.text));
       return { ok: true };
@@ -153,7 +233,7 @@ export async function startWeb(options: WebOptions): Promise<Server> {
     },
   };
   const chatRoute = (role: Role) => ({
-    messages: emulator.messages(roles[role].chatId).map(toPageMessage),
+    messages: emulator.messages(roles[role].chatId).map(toPage),
     keyboard: driver(role).replyKeyboard(),
   });
 
@@ -187,7 +267,7 @@ export async function startWeb(options: WebOptions): Promise<Server> {
         json(response, 404, { error: "not found" });
         return;
       }
-      json(response, 200, route(request.method === "POST" ? await readJson(request) : {}));
+      json(response, 200, await route(request.method === "POST" ? await readJson(request) : {}));
     } catch (error) {
       json(response, 400, { error: (error as Error).message });
     }

@@ -24,10 +24,17 @@ export interface WebhookRoute {
   answerWithinMs: number;
 }
 
+/** A page a browser opens (Khalti's return_url): GET only, HTML back. */
+interface PageRoute {
+  path: string;
+  render(query: URLSearchParams): Promise<{ status: number; html: string }>;
+}
+
 export interface HttpServerOptions {
   host: string;
   port: number;
   webhook?: WebhookRoute | undefined;
+  pages?: PageRoute[];
   /** Whether this instance should get traffic (Redis answers). */
   ready(): boolean;
   metrics: { contentType: string; render(): Promise<string> };
@@ -90,6 +97,14 @@ export class HttpServer {
       return this.webhook(webhook, request, response);
     }
     if (request.method !== "GET" && request.method !== "HEAD") return end(response, 405);
+    const page = this.options.pages?.find((candidate) => candidate.path === path);
+    if (page) {
+      const query = new URL(request.url ?? "/", "http://bot").searchParams;
+      const { status, html } = await page.render(query);
+      response.writeHead(status, { "content-type": "text/html; charset=utf-8" });
+      response.end(html);
+      return;
+    }
     switch (path) {
       case "/healthz":
         return end(response, 200, "ok\n");

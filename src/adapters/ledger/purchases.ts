@@ -353,6 +353,28 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
     );
   }
 
+  byOffer(method: PaymentMethod, handle: string): Promise<Purchase | null> {
+    return this.one((db) =>
+      db
+        .selectFrom("purchases")
+        .where("payment_method", "=", method)
+        .where("payment_offer", "=", handle),
+    );
+  }
+
+  async countRefundAttempt(paymentId: string): Promise<number | null> {
+    const row = await this.ledger.run((db) =>
+      db
+        .updateTable("payments")
+        .set((eb) => ({ refund_attempts: eb("refund_attempts", "+", 1) }))
+        .where("id", "=", paymentId)
+        .where("refund", "=", "due")
+        .returning("refund_attempts")
+        .executeTakeFirst(),
+    );
+    return row ? Number(row.refund_attempts) : null;
+  }
+
   /**
    * Takes in a record written before the ledger (by the previous release, in Redis) with the
    * checkout tokens it used; false when the ledger has it already.
@@ -642,6 +664,7 @@ type RefundRow = Pick<
   | "refunded_at"
   | "refunded_by"
   | "refund_note"
+  | "refund_attempts"
 > & { language: string | null };
 
 const REFUND_COLUMNS = [
@@ -658,6 +681,7 @@ const REFUND_COLUMNS = [
   "payments.refunded_at",
   "payments.refunded_by",
   "payments.refund_note",
+  "payments.refund_attempts",
 ] as const;
 
 function refundOf(row: RefundRow): Refund {
@@ -673,6 +697,7 @@ function refundOf(row: RefundRow): Refund {
     providerChargeId: row.provider_charge_id,
     receivedAt: new Date(row.received_at).getTime(),
     dueSince: new Date(row.refund_due_at ?? row.received_at).getTime(),
+    attempts: Number(row.refund_attempts),
     ...(row.refunded_at &&
       row.refunded_by && {
         done: {

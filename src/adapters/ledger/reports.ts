@@ -1,21 +1,30 @@
 // Finance reports out of the ledger: the numbers are counted and summed by PostgreSQL (numeric,
 // exact, read as text), and the period's purchases are read a page at a time by keyset over
-// purchases_by_time (created_at, id), so that no report holds the table in memory.
-import { type RawBuilder, sql } from "kysely";
+// purchases_by_time (created_at, id), so that no report holds the table in memory. Payments
+// are summed in their minor units (bigint, exact), per currency, and turned into amounts here.
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { ServiceKind } from "../../domain/model.js";
 import { SERVICE_KINDS } from "../../domain/model.js";
+import type { Amount } from "../../domain/money.js";
+import { fromMinorUnits, minorUnitDigits } from "../../domain/payment.js";
+import type { PaymentMethod } from "../../domain/purchase.js";
 import {
   BEST_SELLERS,
   type DaySales,
+  type PaymentSummary,
+  type PaymentTotals,
   REPORT_OUTCOMES,
+  type RefundState,
   type ReportOutcome,
   type ReportPeriod,
   type ReportRow,
   type ReportSource,
   type ReportSummary,
+  type RowPayment,
   type Totals,
 } from "../../domain/report.js";
 import type { LedgerConnection } from "./connection.js";
+import type { LedgerTables } from "./schema.js";
 
 /** The one place that says which phases count as which outcome (see domain/report.ts). */
 const OUTCOME = sql<ReportOutcome>`CASE
@@ -23,7 +32,12 @@ const OUTCOME = sql<ReportOutcome>`CASE
   WHEN phase = 'not-charged' AND reason = 'declined' THEN 'declined'
   WHEN phase = 'not-charged' THEN 'not-charged'
   WHEN phase IN ('requested', 'unknown') THEN 'unknown'
+  WHEN phase IN ('awaiting-payment', 'unpaid', 'refund-due', 'refunded') THEN phase
   ELSE 'pending' END`;
+/** Not finished yet (domain/purchase.ts); a refund due is finished as a top-up. */
+const OPEN_PHASES = sql.raw(
+  `'created', 'token-taken', 'requested', 'unknown', 'awaiting-payment', 'paid'`,
+);
 /** What was charged, as the provider stated it; the price where no transaction says. */
 const CHARGED = sql`coalesce(txn_amount, price)`;
 const AMOUNT = sql`CASE WHEN phase = 'charged' THEN ${CHARGED} ELSE price END`;
@@ -33,6 +47,57 @@ type TotalsRow = { count: number; sum: string | null };
 const totals = (row: TotalsRow | undefined): Totals => ({
   count: row?.count ?? 0,
   sum: row?.sum ?? "0",
+});
+
+/** The lines of the payments' summary that are payments counted per currency. */
+type PaymentMeasure = Exclude<keyof PaymentSummary, "chargedUnpaid">;
+type MinorRow = { measure: PaymentMeasure; currency: string; count: number; minor: string };
+
+const digitsByCurrency = new Map<string, number | null>();
+
+/** Minor units (bigint as text) back to the amount they stand for, exactly. */
+function amountOf(minor: string, currency: string): Amount {
+  let digits = digitsByCurrency.get(currency);
+  if (digits === undefined) {
+    digits = minorUnitDigits(currency);
+    digitsByCurrency.set(currency, digits);
+  }
+  const units = Number(minor);
+  // Invoices are made only in a currency the platform knows (config.ts); a sum of minor units
+  // beyond 2^53 would be 90 trillion NPR. Either would make a wrong amount: say so instead.
+  if (digits === null || !Number.isSafeInteger(units)) {
+    throw new Error(`${minor} minor units of ${currency}: not an amount this report can state`);
+  }
+  return fromMinorUnits(units, digits);
+}
+
+/** A purchase's payment columns, and those of its applied payment when there is one. */
+interface PaymentColumns {
+  payment_method: string | null;
+  payment_charge_id: string | null;
+  payment_provider_charge_id: string | null;
+  paid_currency: string | null;
+  paid_minor: string | null;
+  refund: string | null;
+}
+
+function rowPayment(row: PaymentColumns): RowPayment | null {
+  if (row.payment_method === null) return null;
+  return {
+    method: row.payment_method as PaymentMethod,
+    paid:
+      row.paid_minor === null || row.paid_currency === null
+        ? null
+        : amountOf(row.paid_minor, row.paid_currency),
+    chargeId: row.payment_charge_id,
+    providerChargeId: row.payment_provider_charge_id,
+    refund: row.refund as RefundState | null,
+  };
+}
+
+const paymentTotals = (rows: MinorRow[]): PaymentTotals => ({
+  count: rows.reduce((count, row) => count + row.count, 0),
+  sums: rows.map((row) => ({ currency: row.currency, sum: amountOf(row.minor, row.currency) })),
 });
 
 export class LedgerReports implements ReportSource {
@@ -49,47 +114,85 @@ export class LedgerReports implements ReportSource {
   /** Read in one snapshot, so that the numbers agree with each other. */
   summary(period: ReportPeriod): Promise<ReportSummary> {
     const within = this.within(period);
-    return this.ledger.run((db) =>
-      db
-        .transaction()
-        .setIsolationLevel("repeatable read")
-        .setAccessMode("read only")
-        .execute(async (tx) => {
-          const outcomes = await sql<TotalsRow & { outcome: ReportOutcome }>`
-            SELECT ${OUTCOME} AS outcome, count(*)::int AS count, sum(${AMOUNT})::text AS sum
-            FROM purchases WHERE ${within} GROUP BY 1`.execute(tx);
-          const services = await sql<TotalsRow & { service: ServiceKind }>`
-            SELECT service, count(*)::int AS count, sum(${CHARGED})::text AS sum
-            FROM purchases WHERE phase = 'charged' AND ${within} GROUP BY service`.execute(tx);
-          const bouquets = await sql<TotalsRow & { code: string; name: string }>`
-            SELECT bouquet_code AS code, bouquet_name AS name, count(*)::int AS count,
-              sum(${CHARGED})::text AS sum
-            FROM purchases WHERE phase = 'charged' AND ${within}
-            GROUP BY bouquet_code, bouquet_name
-            ORDER BY count(*) DESC, sum(${CHARGED}) DESC, bouquet_code, bouquet_name
-            LIMIT ${BEST_SELLERS}`.execute(tx);
-          // Open is exactly "due_at is set" (a CHECK holds it), which purchases_due indexes.
-          const open = await sql<TotalsRow>`
-            SELECT count(*)::int AS count, sum(price)::text AS sum
-            FROM purchases WHERE due_at IS NOT NULL`.execute(tx);
-          const byOutcome = new Map(outcomes.rows.map((row) => [row.outcome, row]));
-          const byService = new Map(services.rows.map((row) => [row.service, row]));
-          return {
-            outcomes: Object.fromEntries(
-              REPORT_OUTCOMES.map((outcome) => [outcome, totals(byOutcome.get(outcome))]),
-            ) as Record<ReportOutcome, Totals>,
-            services: Object.fromEntries(
-              SERVICE_KINDS.map((service) => [service, totals(byService.get(service))]),
-            ) as Record<ServiceKind, Totals>,
-            bouquets: bouquets.rows.map((row) => ({
-              code: row.code,
-              name: row.name,
-              ...totals(row),
-            })),
-            open: totals(open.rows[0]),
-          };
-        }),
-    );
+    return this.snapshot(async (tx) => {
+      const outcomes = await sql<TotalsRow & { outcome: ReportOutcome }>`
+        SELECT ${OUTCOME} AS outcome, count(*)::int AS count, sum(${AMOUNT})::text AS sum
+        FROM purchases WHERE ${within} GROUP BY 1`.execute(tx);
+      const services = await sql<TotalsRow & { service: ServiceKind }>`
+        SELECT service, count(*)::int AS count, sum(${CHARGED})::text AS sum
+        FROM purchases WHERE phase = 'charged' AND ${within} GROUP BY service`.execute(tx);
+      const bouquets = await sql<TotalsRow & { code: string; name: string }>`
+        SELECT bouquet_code AS code, bouquet_name AS name, count(*)::int AS count,
+          sum(${CHARGED})::text AS sum
+        FROM purchases WHERE phase = 'charged' AND ${within}
+        GROUP BY bouquet_code, bouquet_name
+        ORDER BY count(*) DESC, sum(${CHARGED}) DESC, bouquet_code, bouquet_name
+        LIMIT ${BEST_SELLERS}`.execute(tx);
+      // An open purchase has due_at set (a CHECK holds it), which purchases_due indexes; a
+      // refund due may have it too, and is not open.
+      const open = await sql<TotalsRow>`
+        SELECT count(*)::int AS count, sum(price)::text AS sum
+        FROM purchases WHERE due_at IS NOT NULL AND phase IN (${OPEN_PHASES})`.execute(tx);
+      const byOutcome = new Map(outcomes.rows.map((row) => [row.outcome, row]));
+      const byService = new Map(services.rows.map((row) => [row.service, row]));
+      return {
+        outcomes: Object.fromEntries(
+          REPORT_OUTCOMES.map((outcome) => [outcome, totals(byOutcome.get(outcome))]),
+        ) as Record<ReportOutcome, Totals>,
+        services: Object.fromEntries(
+          SERVICE_KINDS.map((service) => [service, totals(byService.get(service))]),
+        ) as Record<ServiceKind, Totals>,
+        bouquets: bouquets.rows.map((row) => ({
+          code: row.code,
+          name: row.name,
+          ...totals(row),
+        })),
+        open: totals(open.rows[0]),
+      };
+    });
+  }
+
+  /** Read in one snapshot, as the summary. */
+  payments(period: ReportPeriod, settledBefore: number): Promise<PaymentSummary> {
+    const cutoff = new Date(settledBefore).toISOString();
+    return this.snapshot(async (tx) => {
+      // One row per line and currency: each payment of the period counts as received, and in
+      // the line of its refund or of its mismatch when it has one.
+      const { rows } = await sql<MinorRow>`
+        SELECT m.measure, p.currency, count(*)::int AS count, sum(p.minor)::text AS minor
+        FROM payments AS p
+        LEFT JOIN purchases AS pu ON pu.id = p.purchase_id
+        CROSS JOIN LATERAL (VALUES
+          ('received'),
+          (CASE p.refund WHEN 'due' THEN 'refundDue' WHEN 'refunded' THEN 'refunded' END),
+          (CASE WHEN p.refund = 'none' AND p.received_at < ${cutoff}::timestamptz
+            AND pu.phase IS DISTINCT FROM 'charged' THEN 'unsettled' END)
+        ) AS m (measure)
+        WHERE m.measure IS NOT NULL AND ${this.within(period, sql.ref("p.received_at"))}
+        GROUP BY m.measure, p.currency
+        UNION ALL
+        SELECT 'refundsDueNow', currency, count(*)::int, sum(minor)::text
+        FROM payments WHERE refund = 'due' GROUP BY currency
+        ORDER BY 1, 2`.execute(tx);
+      const chargedUnpaid = await sql<TotalsRow>`
+        SELECT count(*)::int AS count, sum(${CHARGED})::text AS sum
+        FROM purchases
+        WHERE phase = 'charged' AND payment_method IS NOT NULL AND ${this.within(period)}
+          AND NOT EXISTS (
+            SELECT FROM payments WHERE payments.purchase_id = purchases.id AND payments.applied)`.execute(
+        tx,
+      );
+      const of = (measure: PaymentMeasure) =>
+        paymentTotals(rows.filter((row) => row.measure === measure));
+      return {
+        received: of("received"),
+        refundDue: of("refundDue"),
+        refunded: of("refunded"),
+        refundsDueNow: of("refundsDueNow"),
+        unsettled: of("unsettled"),
+        chargedUnpaid: totals(chargedUnpaid.rows[0]),
+      };
+    });
   }
 
   async *rows(period: ReportPeriod): AsyncIterable<ReportRow> {
@@ -100,9 +203,15 @@ export class LedgerReports implements ReportSource {
       const page = await this.ledger.run((db) =>
         db
           .selectFrom("purchases")
+          // A purchase has one applied payment at most (a unique index): one line each.
+          .leftJoin("payments", (join) =>
+            join
+              .onRef("payments.purchase_id", "=", "purchases.id")
+              .on("payments.applied", "=", true),
+          )
           .select([
-            "id",
-            "buyer",
+            "purchases.id",
+            "purchases.buyer",
             "customer_id",
             "service",
             "connection_id",
@@ -112,6 +221,12 @@ export class LedgerReports implements ReportSource {
             "txn_id",
             "reference",
             "created_at",
+            "payment_method",
+            "payment_charge_id",
+            "payment_provider_charge_id",
+            "payments.currency as paid_currency",
+            "payments.minor as paid_minor",
+            "payments.refund",
             OUTCOME.as("outcome"),
             sql<string>`(${AMOUNT})::text`.as("amount"),
             // The cursor as the database has it: a Date would drop the microseconds.
@@ -120,11 +235,11 @@ export class LedgerReports implements ReportSource {
           .where(within)
           .$if(from !== undefined, (query) =>
             query.where(
-              sql<boolean>`(created_at, id) > (${from?.at}::timestamptz, ${from?.id}::text)`,
+              sql<boolean>`(created_at, purchases.id) > (${from?.at}::timestamptz, ${from?.id}::text)`,
             ),
           )
           .orderBy("created_at")
-          .orderBy("id")
+          .orderBy("purchases.id")
           .limit(this.pageSize)
           .execute(),
       );
@@ -143,6 +258,7 @@ export class LedgerReports implements ReportSource {
           txnId: row.txn_id,
           reference: row.reference,
           outcome: row.outcome,
+          payment: rowPayment(row),
         };
       }
       const last = page.at(-1);
@@ -166,10 +282,24 @@ export class LedgerReports implements ReportSource {
     return rows;
   }
 
-  /** Created on one of the period's days in the provider's zone (bounds the index can use). */
-  private within(period: ReportPeriod): RawBuilder<boolean> {
+  /**
+   * Created (or, for another column, happened) on one of the period's days in the provider's
+   * zone: bounds an index can use.
+   */
+  private within(period: ReportPeriod, column = sql.ref("created_at")): RawBuilder<boolean> {
     const zone = sql`${this.timeZone}::text`;
-    return sql<boolean>`created_at >= (${period.first}::date::timestamp AT TIME ZONE ${zone})
-      AND created_at < ((${period.last}::date + 1)::timestamp AT TIME ZONE ${zone})`;
+    return sql<boolean>`${column} >= (${period.first}::date::timestamp AT TIME ZONE ${zone})
+      AND ${column} < ((${period.last}::date + 1)::timestamp AT TIME ZONE ${zone})`;
+  }
+
+  /** Read-only, repeatable read: every query of `work` sees the same ledger. */
+  private snapshot<T>(work: (tx: Kysely<LedgerTables>) => Promise<T>): Promise<T> {
+    return this.ledger.run((db) =>
+      db
+        .transaction()
+        .setIsolationLevel("repeatable read")
+        .setAccessMode("read only")
+        .execute(work),
+    );
   }
 }

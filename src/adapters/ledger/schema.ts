@@ -65,6 +65,7 @@ export interface PaymentRow {
   refunded_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   refunded_by: string | null;
   refund_note: string | null;
+  refund_attempts: Generated<number>;
 }
 
 export interface LedgerTables {

@@ -90,6 +90,18 @@ const ui = {
   alert: $("alert"),
   alertText: $("alert-text"),
   alertOk: $("alert-ok"),
+  guidePay: $("guide-pay"),
+  checkout: $("checkout"),
+  checkoutForm: $("checkout-form"),
+  checkoutItem: $("checkout-item"),
+  checkoutAmount: $("checkout-amount"),
+  cardNumber: $("card-number"),
+  cardExpiry: $("card-expiry"),
+  cardCvc: $("card-cvc"),
+  checkoutHint: $("checkout-hint"),
+  checkoutError: $("checkout-error"),
+  checkoutCancel: $("checkout-cancel"),
+  checkoutPay: $("checkout-pay"),
 };
 
 const perRole = (make) => Object.fromEntries(ROLES.map((role) => [role, make(role)]));
@@ -121,6 +133,10 @@ const state = {
   /** Whether the message list is scrolled to its end. */
   stuck: true,
   knownTopups: new Set(),
+  /** From the bootstrap: {mode: "telegram" | "none", testCards: {paying, declined}}. */
+  payments: { mode: "none", testCards: { paying: "", declined: "" } },
+  /** The open payment form: {role, messageId, busy}; null when closed. */
+  checkout: null,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -332,6 +348,7 @@ function messageTime(message) {
 /** Draws `message` into `element` (created when absent); the element is kept across edits. */
 function renderMessage(message, existing) {
   const element = existing ?? h("div");
+  if (message.payment) return renderPayment(message, element);
   const outgoing = !message.fromBot;
   element.className = `message ${outgoing ? "outgoing" : "incoming"}`;
   element.classList.toggle("has-keyboard", message.inlineKeyboard.length > 0);
@@ -389,6 +406,7 @@ function renderMessage(message, existing) {
     }),
     outgoing ? h("span", { class: "ticks", "aria-label": "read", text: "✓✓" }) : null,
   );
+  if (message.invoice) bubble.append(invoiceCard(message.invoice));
   if (message.text) {
     bubble.append(
       h(
@@ -402,39 +420,83 @@ function renderMessage(message, existing) {
   bubble.append(meta);
 
   const stack = h("div", { class: "message-stack" }, bubble);
-  if (message.inlineKeyboard.length > 0) {
-    const keyboard = h("div", { class: "inline-keyboard", role: "group", "aria-label": "Buttons" });
-    for (const row of message.inlineKeyboard) {
-      const line = h("div", { class: "inline-row" });
-      for (const button of row) {
-        if (button.url) {
-          const link = safeLink(button.url) ?? h("span");
-          link.className = "inline-button url-button";
-          link.append(
-            button.text,
-            h("span", { class: "url-mark", "aria-hidden": "true", text: "↗" }),
-          );
-          line.append(link);
-        } else {
-          // Buttons that are neither callback nor link (inline queries, logins) are not emulated.
-          line.append(
-            h("button", {
-              type: "button",
-              class: "inline-button",
-              text: button.text,
-              disabled: button.data === undefined,
-              title: button.data === undefined ? "Not available in the playground" : undefined,
-              dataset: { callback: button.data ?? "" },
-            }),
-          );
-        }
-      }
-      keyboard.append(line);
-    }
-    stack.append(keyboard);
-  }
+  if (message.inlineKeyboard.length > 0) stack.append(inlineKeyboard(message));
   element.replaceChildren(stack);
   return element;
+}
+
+function inlineKeyboard(message) {
+  const keyboard = h("div", { class: "inline-keyboard", role: "group", "aria-label": "Buttons" });
+  for (const row of message.inlineKeyboard) {
+    keyboard.append(
+      h("div", { class: "inline-row" }, ...row.map((button) => inlineButton(button, message))),
+    );
+  }
+  return keyboard;
+}
+
+function inlineButton(button, message) {
+  if (button.pay && message.invoice) return payButton(button, message.invoice);
+  if (button.url) {
+    const link = safeLink(button.url) ?? h("span");
+    link.className = "inline-button url-button";
+    link.append(button.text, h("span", { class: "url-mark", "aria-hidden": "true", text: "↗" }));
+    return link;
+  }
+  // Buttons that are neither callback nor link (inline queries, logins) are not emulated.
+  return h("button", {
+    type: "button",
+    class: "inline-button",
+    text: button.text,
+    disabled: button.data === undefined,
+    title: button.data === undefined ? "Not available in the playground" : undefined,
+    dataset: { callback: button.data ?? "" },
+  });
+}
+
+/** An invoice's Pay button opens the payment form; once paid, Telegram shows it as paid. */
+function payButton(button, invoice) {
+  return h("button", {
+    type: "button",
+    class: "inline-button pay-button",
+    text: invoice.paid ? "✓ Paid" : button.text,
+    disabled: invoice.paid,
+    title: invoice.paid ? "This invoice is paid" : "Opens the payment form",
+    dataset: { title: invoice.title, amount: invoice.amount },
+  });
+}
+
+/** Telegram's card for an invoice: title, description and the total, drawn as text. */
+function invoiceCard(invoice) {
+  return h(
+    "div",
+    { class: "invoice" },
+    h("div", { class: "invoice-title", text: invoice.title }),
+    h("div", { class: "invoice-description", text: invoice.description }),
+    h(
+      "div",
+      { class: "invoice-total" },
+      h("span", { class: "invoice-amount", text: invoice.amount }),
+      h("span", { class: "invoice-tag", text: invoice.paid ? "Paid" : "Test" }),
+      h("span", { class: "meta-spacer", "aria-hidden": "true" }),
+    ),
+  );
+}
+
+/** successful_payment: a service line in the middle of the chat, as Telegram draws it. */
+function renderPayment(message, element) {
+  element.className = "message service";
+  element.dataset.messageId = String(message.id);
+  element.dataset.from = "service";
+  element.dataset.sender = message.sender;
+  element.dataset.date = String(message.date);
+  element.replaceChildren(h("span", { class: "service-text", text: paymentLine(message) }));
+  return element;
+}
+
+function paymentLine(message) {
+  const who = ROLE_VIEW[state.role].group ? message.sender : "You";
+  return `${who} successfully transferred ${message.payment.amount} to ${state.botName}`;
 }
 
 function nearBottom() {
@@ -670,16 +732,23 @@ function renderHeader() {
 function setPreview(role, message) {
   const preview = $(`preview-${role}`);
   if (!preview) return;
-  const text = message.photo
-    ? `🖼 ${message.text || "Photo"}`
-    : message.contact
-      ? `📱 ${message.contact}`
-      : message.text;
-  const who = message.fromBot ? "" : `${message.sender}: `;
-  preview.textContent = `${who}${text.replace(/\s+/g, " ")}`;
+  preview.textContent = previewText(message).replace(/\s+/g, " ");
   preview.classList.remove("typing");
   delete preview.dataset.saved;
   state.previewId[role] = message.id;
+}
+
+/** The chat list's line for a message: who (unless the bot) and what. */
+function previewText(message) {
+  if (message.payment) return `💳 Paid ${message.payment.amount}`;
+  const text = message.invoice
+    ? `🧾 ${message.invoice.title}`
+    : message.photo
+      ? `🖼 ${message.text || "Photo"}`
+      : message.contact
+        ? `📱 ${message.contact}`
+        : message.text;
+  return message.fromBot ? text : `${message.sender}: ${text}`;
 }
 
 function renderTypingPreview(role) {
@@ -894,6 +963,118 @@ function closeAlert() {
 }
 
 // ---------------------------------------------------------------------------------------
+// The payment form: Telegram's checkout for an invoice, with a test card
+
+/** A card that works, as test modes want one: any expiry to come and any CVC. */
+const TEST_EXPIRY = "12/34";
+const TEST_CVC = "123";
+
+let focusBeforeCheckout = null;
+
+function openCheckout(payButton) {
+  const messageId = Number(payButton.closest(".message")?.dataset.messageId);
+  state.checkout = { role: state.role, messageId, busy: false };
+  focusBeforeCheckout = payButton;
+  ui.checkoutItem.textContent = payButton.dataset.title;
+  ui.checkoutAmount.textContent = payButton.dataset.amount;
+  ui.checkoutPay.textContent = `Pay ${payButton.dataset.amount}`;
+  ui.cardNumber.value = state.payments.testCards.paying;
+  ui.cardExpiry.value = TEST_EXPIRY;
+  ui.cardCvc.value = TEST_CVC;
+  setCheckoutBusy(state.checkout, false);
+  showCheckoutError("");
+  ui.checkout.hidden = false;
+  ui.checkoutPay.focus();
+}
+
+function closeCheckout() {
+  if (!state.checkout || state.checkout.busy) return;
+  state.checkout = null;
+  ui.checkout.hidden = true;
+  if (focusBeforeCheckout?.isConnected) focusBeforeCheckout.focus();
+  else ui.composer.focus();
+  focusBeforeCheckout = null;
+}
+
+/** The bot withdrew the invoice the form is open for (cancelled, expired): nothing to pay. */
+function invoiceWithdrawn(role, messageId) {
+  const checkout = state.checkout;
+  if (!checkout || checkout.role !== role || checkout.messageId !== messageId) return;
+  checkout.busy = false;
+  closeCheckout();
+  toast("The invoice was withdrawn: nothing to pay");
+}
+
+/** The card as typed, checked as a payment form does before sending it anywhere. */
+function cardProblem() {
+  if (!/^(0[1-9]|1[0-2])\/\d{2}$/.test(ui.cardExpiry.value.trim())) {
+    return "Check the expiry date (MM/YY).";
+  }
+  if (!/^\d{3,4}$/.test(ui.cardCvc.value.trim())) return "Check the CVC.";
+  return "";
+}
+
+async function submitCheckout() {
+  const checkout = state.checkout;
+  if (!checkout || checkout.busy) return;
+  const problem = cardProblem();
+  showCheckoutError(problem);
+  if (problem) return;
+  setCheckoutBusy(checkout, true);
+  let result;
+  try {
+    result = await api("/api/pay", {
+      role: checkout.role,
+      messageId: checkout.messageId,
+      cardNumber: ui.cardNumber.value,
+    });
+  } catch (error) {
+    result = { kind: "error", message: error.message };
+  }
+  setCheckoutBusy(checkout, false);
+  // Closed meanwhile (the invoice withdrawn): the chat says what became of it.
+  if (state.checkout !== checkout) return;
+  if (result.kind === "paid") closeCheckout();
+  else showCheckoutError(checkoutFailure(result));
+}
+
+/** Why the payment did not go through: the form's words, or the bot's when it said no. */
+function checkoutFailure(result) {
+  switch (result.kind) {
+    case "declined":
+      return "Your card was declined. Nothing was charged.";
+    case "invalid-card":
+      return "Your card number is incorrect.";
+    case "refused":
+      return result.errorMessage || "The bot refused this payment. Nothing was charged.";
+    case "timeout":
+      return "The bot did not confirm the payment in time. Nothing was charged.";
+    case "unavailable":
+      return `This invoice cannot be paid: ${result.reason}.`;
+    default:
+      return `The payment did not go through: ${result.message ?? result.kind}`;
+  }
+}
+
+function showCheckoutError(text) {
+  ui.checkoutError.textContent = text;
+  ui.checkoutError.hidden = text === "";
+}
+
+/** While the card is charged nothing in the form can be changed, and it cannot be closed. */
+function setCheckoutBusy(checkout, busy) {
+  checkout.busy = busy;
+  // A payment from a form closed meanwhile: the form on screen is another one's.
+  if (state.checkout !== checkout) return;
+  ui.checkoutPay.classList.toggle("loading", busy);
+  ui.checkoutPay.setAttribute("aria-busy", String(busy));
+  for (const control of [ui.cardNumber, ui.cardExpiry, ui.cardCvc, ui.checkoutPay]) {
+    control.disabled = busy;
+  }
+  ui.checkoutCancel.disabled = busy;
+}
+
+// ---------------------------------------------------------------------------------------
 // The provider sandbox panel
 
 async function refreshSandbox() {
@@ -1035,6 +1216,7 @@ function onChatEvent({ role, message }) {
   }
   const isNew = !state.known[role].has(message.id);
   state.known[role].add(message.id);
+  if (message.deleted) invoiceWithdrawn(role, message.id);
   if (message.fromBot) {
     state.typingUntil[role] = 0;
     renderTypingPreview(role);
@@ -1132,6 +1314,11 @@ function wire() {
 
   ui.messages.addEventListener("click", (event) => {
     const target = event.target;
+    const payButton = target.closest("button.pay-button");
+    if (payButton) {
+      openCheckout(payButton);
+      return;
+    }
     const inline = target.closest("button.inline-button");
     if (inline) {
       void press(inline);
@@ -1251,11 +1438,30 @@ function wire() {
   });
 
   ui.alertOk.addEventListener("click", closeAlert);
+  ui.checkoutForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void submitCheckout();
+  });
+  ui.checkoutCancel.addEventListener("click", closeCheckout);
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;
     if (!ui.alert.hidden) closeAlert();
+    else if (state.checkout) closeCheckout();
     else if (ui.app.classList.contains("panel-open")) setPanel(false);
   });
+}
+
+/** The guide and the form's hint follow whether subscribers pay (the bot's PAYMENT_MODE). */
+function applyPayments(payments) {
+  if (payments) state.payments = payments;
+  const { mode, testCards } = state.payments;
+  ui.guidePay.textContent =
+    mode === "telegram"
+      ? "“💳 Pay”, and pay the invoice with the test card"
+      : "“✅ Confirm and pay”";
+  ui.checkoutHint.textContent =
+    `No real money: ${testCards.paying} pays, ${testCards.declined} is declined. ` +
+    "Any expiry to come and any CVC will do.";
 }
 
 async function start() {
@@ -1267,6 +1473,7 @@ async function start() {
     ui.language.value = bootstrap.language === "ne" ? "ne" : "en";
     ui.apiVersion.textContent = `API ${bootstrap.apiVersion}`;
     ui.apiVersion.dataset.version = bootstrap.apiVersion;
+    applyPayments(bootstrap.payments);
     document.title = `${state.botName} · offline playground`;
   } catch (error) {
     toast(`The playground is not answering: ${error.message}`);

@@ -9,7 +9,7 @@ const PHASES = `'created', 'token-taken', 'requested', 'charged', 'not-charged',
   'awaiting-payment', 'paid', 'unpaid', 'refund-due', 'refunded'`;
 const OPEN = `'created', 'token-taken', 'requested', 'unknown', 'awaiting-payment', 'paid'`;
 const REASONS = `'declined', 'verified', 'unavailable', 'paused', 'interrupted', 'offer-changed',
-  'cancelled', 'expired'`;
+  'cancelled', 'expired', 'amount-differs'`;
 
 export const payments: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
@@ -26,7 +26,7 @@ export const payments: Migration = {
       -- An open purchase is looked at again; a finished one is not (a refund due may be either).
       ADD CONSTRAINT purchases_open_is_due CHECK (
         phase = 'refund-due' OR (phase IN (${sql.raw(OPEN)})) = (due_at IS NOT NULL)),
-      ADD COLUMN payment_method text CHECK (payment_method IN ('telegram')),
+      ADD COLUMN payment_method text CHECK (payment_method IN ('telegram', 'khalti')),
       ADD COLUMN payment_currency text CHECK (payment_currency ~ '^[A-Z]{3}$'),
       ADD COLUMN payment_minor bigint CHECK (payment_minor > 0),
       ADD COLUMN payment_expires_at timestamptz,
@@ -52,6 +52,10 @@ export const payments: Migration = {
       ADD CONSTRAINT purchase_events_told_check CHECK (told IN (${sql.raw(PHASES)}))`.execute(db);
     await sql`CREATE INDEX purchases_awaiting_payment ON purchases (buyer)
       WHERE phase = 'awaiting-payment'`.execute(db);
+    // Khalti's pidx names one purchase: the return page finds it by it. (A Telegram invoice's
+    // handle is a message id, unique only within its chat.)
+    await sql`CREATE UNIQUE INDEX purchases_by_khalti_pidx ON purchases (payment_offer)
+      WHERE payment_method = 'khalti'`.execute(db);
 
     // Every payment received, whatever it paid for. `applied`: the one that pays for its
     // purchase's top-up; any other is owed back at once.
@@ -60,7 +64,7 @@ export const payments: Migration = {
       id                 bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
       purchase_id        text REFERENCES purchases (id),
       buyer              bigint,
-      method             text NOT NULL CHECK (method IN ('telegram')),
+      method             text NOT NULL CHECK (method IN ('telegram', 'khalti')),
       currency           text NOT NULL CHECK (currency ~ '^[A-Z]{3}$'),
       minor              bigint NOT NULL CHECK (minor > 0),
       charge_id          text NOT NULL,
@@ -73,6 +77,8 @@ export const payments: Migration = {
       refunded_at        timestamptz,
       refunded_by        text,
       refund_note        text,
+      -- Refunds by API (Khalti): calls begun, each counted before it leaves.
+      refund_attempts    smallint NOT NULL DEFAULT 0,
       UNIQUE (method, charge_id),
       CHECK ((refund = 'none') = (refund_due_at IS NULL)),
       CHECK ((refund = 'refunded') = (refunded_at IS NOT NULL AND refunded_by IS NOT NULL)),

@@ -1,16 +1,19 @@
-// The Cancel button under an invoice: the purchase it withdraws.
+// The buttons under an invoice or a payment link: Cancel (the purchase it withdraws) and, for
+// a payment system that must be asked, "I have paid" (look it up now).
 import { callbackCodec } from "../../shared/callback-data.js";
 
 export interface InvoiceButton {
-  kind: "cancel";
+  kind: "cancel" | "check";
   purchaseId: string;
 }
 
+const OPS = { x: "cancel", c: "check" } as const;
+
 export const invoiceButtons = callbackCodec<InvoiceButton>(
   "pay",
-  (button) => ["x", button.purchaseId],
-  ([op, purchaseId, ...rest]) =>
-    op === "x" && purchaseId !== undefined && rest.length === 0
-      ? { kind: "cancel", purchaseId }
-      : null,
+  (button) => [button.kind === "cancel" ? "x" : "c", button.purchaseId],
+  ([op, purchaseId, ...rest]) => {
+    const kind = OPS[op as keyof typeof OPS];
+    return kind && purchaseId !== undefined && rest.length === 0 ? { kind, purchaseId } : null;
+  },
 );

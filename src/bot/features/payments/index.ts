@@ -61,6 +61,13 @@ export function createPayments(
   });
 
   composer.callbackQuery(invoiceButtons.filter, async (ctx) => {
+    const button = invoiceButtons.decode(ctx.callbackQuery.data);
+    if (button?.kind === "check") {
+      // "I have paid": the payment system is asked now; the chat goes on by itself if paid.
+      const outcome = await payments.checkNow(button.purchaseId);
+      await ctx.answerCallbackQuery({ text: ctx.t(`payment-check-${outcome}`), show_alert: true });
+      return;
+    }
     const withdrawn = await payments.cancel(ctx.from.id);
     await ctx.answerCallbackQuery();
     await ctx.reply(ctx.t(withdrawn > 0 ? "invoice-cancelled" : "nothing-to-cancel"));
@@ -74,9 +81,7 @@ export function createPayments(
   );
   staff.command("refunds", async (ctx) => {
     const due = await refunds.due(REFUNDS_READ);
-    const fmt = deps.formatter(
-      ctx.chat.type === "private" ? (ctx.from?.language_code ?? "en") : "en",
-    );
+    const fmt = deps.formatter(localeOf(ctx));
     await ctx.reply(
       refundsView(due, (key, variables) => ctx.t(key, variables), fmt, minorDigits, deps.now()),
     );

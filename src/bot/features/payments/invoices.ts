@@ -3,7 +3,7 @@
 // withdrawal by deleting the message, so that a cancelled or expired invoice cannot be paid.
 import { type Api, InlineKeyboard } from "grammy";
 import { parseBouquetName } from "../../../domain/bouquet-name.js";
-import type { PaymentSystem } from "../../../domain/payment.js";
+import type { PaymentOffer, PaymentSystem } from "../../../domain/payment.js";
 import type { Purchase } from "../../../domain/purchase.js";
 import { truncate } from "../../shared/html.js";
 import type { Translator } from "../../shared/i18n.js";
@@ -23,7 +23,7 @@ export class TelegramInvoices implements PaymentSystem {
     private readonly formatter: (locale: string) => ValueFormatter,
   ) {}
 
-  async offer(purchase: Purchase): Promise<string> {
+  async offer(purchase: Purchase): Promise<PaymentOffer> {
     const payment = purchase.payment;
     if (!payment) throw new Error("a purchase without a payment has no invoice");
     if (Buffer.byteLength(purchase.id) > INVOICE_LIMITS.payloadBytes) {
@@ -60,7 +60,7 @@ export class TelegramInvoices implements PaymentSystem {
           ),
       },
     );
-    return String(message.message_id);
+    return { handle: String(message.message_id) };
   }
 
   async withdraw(purchase: Purchase): Promise<void> {

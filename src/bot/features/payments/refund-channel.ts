@@ -4,7 +4,7 @@
 import type { Api } from "grammy";
 import type { Refund } from "../../../domain/payment.js";
 import type { Log } from "../../../domain/ports.js";
-import type { RefundAlert, RefundChannel } from "../../../domain/refunds.js";
+import type { RefundAlert, RefundAlertKind, RefundChannel } from "../../../domain/refunds.js";
 import type { SubscriberStore } from "../../../domain/subscribers.js";
 import { registeredLanguage, type Translator } from "../../shared/i18n.js";
 import type { ValueFormatter } from "../../shared/values.js";
@@ -26,10 +26,7 @@ export class TelegramRefundChannel implements RefundChannel {
     private readonly log: Log,
   ) {}
 
-  async alertOperators(
-    refund: RefundAlert,
-    about: "refund-due" | "outcome-unknown",
-  ): Promise<void> {
+  async alertOperators(refund: RefundAlert, about: RefundAlertKind): Promise<void> {
     const chats = [
       ...this.recipients.adminUserIds.map(
         async (id) => [id, await registeredLanguage(this.subscribers, id)] as const,

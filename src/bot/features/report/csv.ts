@@ -7,7 +7,10 @@ import { stringify } from "csv-stringify/sync";
 import { DateTime } from "luxon";
 import type { ReportRow } from "../../../domain/report.js";
 
-/** Machine-readable column names, the same in every language. */
+/**
+ * Machine-readable column names, the same in every language. The payment's come last, so that
+ * a sheet made for the columns before them still reads.
+ */
 const COLUMNS = [
   "time",
   "purchase_id",
@@ -23,6 +26,11 @@ const COLUMNS = [
   "provider_txn_id",
   "our_reference",
   "outcome",
+  "payment_method",
+  "amount_paid",
+  "payment_charge_id",
+  "provider_charge_id",
+  "refund",
 ];
 const LINES_PER_CHUNK = 500;
 const QUARTER_HOUR_MS = 900_000;
@@ -79,6 +87,11 @@ async function* chunks(rows: AsyncIterable<ReportRow>, zone: string, currency: s
       row.txnId ?? "",
       row.reference ?? "",
       row.outcome,
+      row.payment?.method ?? "",
+      row.payment?.paid ?? "",
+      row.payment?.chargeId ?? "",
+      row.payment?.providerChargeId ?? "",
+      row.payment?.refund ?? "",
     ]);
     if (lines.length === LINES_PER_CHUNK) yield text();
   }

@@ -1,5 +1,5 @@
-// A whole report to one chat: the summary message, the CSV file (streamed from the ledger as
-// it is uploaded) and the chart of sales per day.
+// A whole report to one chat: the summary message (with the payments, where there are any), the
+// CSV file (streamed from the ledger as it is uploaded) and the chart of sales per day.
 import { type Api, InputFile } from "grammy";
 import type { ReportPeriod } from "../../../domain/report.js";
 import type { BotDeps } from "../../deps.js";
@@ -8,9 +8,9 @@ import type { Translate } from "../../shared/labels.js";
 import { salesChart } from "./chart.js";
 import { reportCsv } from "./csv.js";
 import { chartPeriod } from "./period.js";
-import { periodName, summaryText } from "./views.js";
+import { paymentsText, periodName, summaryText } from "./views.js";
 
-type ReportDeps = Pick<BotDeps, "reports" | "i18n" | "formatter" | "config">;
+type ReportDeps = Pick<BotDeps, "reports" | "i18n" | "formatter" | "config" | "now">;
 
 export async function sendReport(
   api: Api,
@@ -22,8 +22,16 @@ export async function sendReport(
   const { reports, config } = deps;
   const zone = config.provider.timeZone;
   const t: Translate = (key, variables) => deps.i18n.t(locale, key, variables);
+  const fmt = deps.formatter(locale);
+  const verifyWindowMs = config.topup.verifyWindowMs;
   const summary = await reports.summary(period);
-  await api.sendMessage(chatId, summaryText(period, summary, zone, t, deps.formatter(locale)));
+  // A payment should be charged or owed back once the verify window after it is over.
+  const payments = await reports.payments(period, deps.now() - verifyWindowMs);
+  const parts = [
+    summaryText(period, summary, zone, t, fmt),
+    paymentsText(payments, verifyWindowMs, zone, t, fmt),
+  ];
+  await api.sendMessage(chatId, parts.filter((part) => part !== null).join("\n\n"));
   // A supplier, not a stream: a retried upload reads the ledger afresh.
   const csv = new InputFile(
     () => reportCsv(reports.rows(period), zone, config.currency),

@@ -1,13 +1,27 @@
 // The report's message: counts and exact sums by outcome, by service, the best sellers and
-// what is open now. At most about 30 short lines: far under Telegram's 4096 characters.
+// what is open now; then, only where subscribers pay in the bot, the payments. At most about
+// 40 short lines: well under Telegram's 4096 characters.
 import { SERVICE_KINDS } from "../../../domain/model.js";
-import type { ReportPeriod, ReportSummary, Totals } from "../../../domain/report.js";
+import {
+  type PaymentSummary,
+  type PaymentTotals,
+  REPORT_OUTCOMES,
+  type ReportOutcome,
+  type ReportPeriod,
+  type ReportSummary,
+  type Totals,
+} from "../../../domain/report.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import type { Translate } from "../../shared/labels.js";
-import type { ValueFormatter } from "../../shared/values.js";
+import { ValueFormatter } from "../../shared/values.js";
 
-/** Shown apart, in this order; "pending" only when there is any. */
-const OUTCOME_LINES = ["charged", "declined", "not-charged", "unknown"] as const;
+/** Shown whatever their count; every other outcome only when there is any. */
+const ALWAYS_SHOWN: ReadonlySet<ReportOutcome> = new Set([
+  "charged",
+  "declined",
+  "not-charged",
+  "unknown",
+]);
 
 export const periodName = (period: ReportPeriod) =>
   period.first === period.last ? period.first : `${period.first} – ${period.last}`;
@@ -24,10 +38,12 @@ export function summaryText(
     `<b>${t("report-title", { period: periodName(period) })}</b>`,
     t("report-days", { zone }),
     "",
-    ...OUTCOME_LINES.map((outcome) => t(`report-${outcome}`, figures(summary.outcomes[outcome]))),
   ];
-  if (summary.outcomes.pending.count > 0) {
-    lines.push(t("report-pending", figures(summary.outcomes.pending)));
+  for (const outcome of REPORT_OUTCOMES) {
+    const totals = summary.outcomes[outcome];
+    if (ALWAYS_SHOWN.has(outcome) || totals.count > 0) {
+      lines.push(t(`report-${outcome}`, figures(totals)));
+    }
   }
   lines.push("", `<b>${t("report-by-service")}</b>`);
   for (const service of SERVICE_KINDS) {
@@ -46,5 +62,46 @@ export function summaryText(
     lines.push(t("report-best-seller", { ...seller, ...figures(bouquet) }));
   });
   lines.push("", t("report-open", figures(summary.open)));
+  return lines.join("\n");
+}
+
+/**
+ * The payments' part of the message: null when there is nothing to say (no payment on these
+ * days, none owed back, no mismatch), as always with PAYMENT_MODE=none. A sum in each currency
+ * paid in, never added across currencies.
+ */
+export function paymentsText(
+  payments: PaymentSummary,
+  verifyWindowMs: number,
+  zone: string,
+  t: Translate,
+  fmt: ValueFormatter,
+): string | null {
+  const { received, refundDue, refunded, refundsDueNow, unsettled, chargedUnpaid } = payments;
+  if (received.count + refundsDueNow.count + chargedUnpaid.count === 0) return null;
+  const money = (totals: PaymentTotals) => ({
+    count: totals.count,
+    sum:
+      totals.sums.length === 0
+        ? fmt.amount("0")
+        : totals.sums
+            .map(({ currency, sum }) => new ValueFormatter(fmt.locale, zone, currency).amount(sum))
+            .join(" + "),
+  });
+  const lines = [
+    `<b>${t("report-payments")}</b>`,
+    t("report-payments-received", money(received)),
+    t("report-payments-refund-due", money(refundDue)),
+    t("report-payments-refunded", money(refunded)),
+    t("report-refunds-due-now", money(refundsDueNow)),
+  ];
+  if (unsettled.count > 0) {
+    const seconds = Math.round(verifyWindowMs / 1000);
+    lines.push(t("report-payments-unsettled", { seconds, ...money(unsettled) }));
+  }
+  if (chargedUnpaid.count > 0) {
+    const sum = fmt.amount(chargedUnpaid.sum);
+    lines.push(t("report-charged-unpaid", { count: chargedUnpaid.count, sum }));
+  }
   return lines.join("\n");
 }

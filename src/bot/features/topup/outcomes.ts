@@ -20,6 +20,7 @@ const NOT_CHARGED_KEYS: Record<NotChargedReason, string> = {
   "offer-changed": "not-charged",
   cancelled: "invoice-cancelled",
   expired: "invoice-expired",
+  "amount-differs": "invoice-expired",
 };
 
 /** Why a paid top-up did not happen, in the words of the refund message. */
@@ -124,19 +125,22 @@ export class TelegramOutcomes implements OutcomeChannel {
 
   /** Owed back, or given back: the amount and the reference the buyer can quote. */
   private refund(purchase: Purchase, t: Translate): string {
-    const paid = this.payment(purchase) ?? { amount: "?", reference: "?" };
+    const paid = this.payment(purchase) ?? { amount: "?", reference: "?", method: "" };
     if (purchase.phase === "refunded") return t("refunded-told", paid);
     const why = t(REFUND_WHY[purchase.reason ?? "unavailable"] ?? "refund-why-unavailable");
     return t("refund-due-told", { ...paid, why });
   }
 
-  private payment(purchase: Purchase): { amount: string; reference: string } | undefined {
+  private payment(
+    purchase: Purchase,
+  ): { amount: string; reference: string; method: string } | undefined {
     const payment = purchase.payment;
     if (!payment?.charge) return undefined;
     const fmt = this.formatter(purchase.language);
     return {
       amount: fmt.amount(fromMinorUnits(payment.minor, this.minorDigits)),
       reference: escapeHtml(truncate(payment.charge.providerId ?? payment.charge.id, 64)),
+      method: payment.method,
     };
   }
 }

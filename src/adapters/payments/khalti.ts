@@ -1,0 +1,205 @@
+// Khalti's web checkout (ePayment, KPG-2) as the domain's payment system: initiate, lookup,
+// refund over HTTP. Every call carries `Authorization: Key <secret>` (never logged) and goes
+// through undici, loaded on the first call. Only what Khalti's own lookup says counts as paid;
+// its status is read from the body even on a 4xx (Khalti reports some final states that way).
+// Khalti cannot cancel a link: a withdrawn one loses its buttons, and a payment made on it
+// anyway is owed back.
+import type {
+  PaymentLinkChannel,
+  PaymentLookup,
+  PaymentOffer,
+  PaymentSystem,
+  Refund,
+} from "../../domain/payment.js";
+import type { Purchase } from "../../domain/purchase.js";
+
+export interface KhaltiOptions {
+  baseUrl: string;
+  secretKey: string;
+  timeoutMs: number;
+}
+
+export class KhaltiPayments implements PaymentSystem {
+  readonly method = "khalti" as const;
+  private readonly khalti: KhaltiClient;
+
+  constructor(
+    options: KhaltiOptions,
+    private readonly links: PaymentLinkChannel,
+    /** Where Khalti sends the buyer back (PUBLIC_URL and the return path), and the website. */
+    private readonly urls: { returnUrl: string; websiteUrl: string },
+  ) {
+    this.khalti = new KhaltiClient(options);
+  }
+
+  async offer(
+    purchase: Purchase,
+    record: (handle: string) => Promise<void>,
+  ): Promise<PaymentOffer> {
+    const payment = purchase.payment;
+    if (!payment) throw new Error("a purchase without a payment has no payment link");
+    // No phone number or name goes to Khalti: the order id and the package only.
+    const link = await this.khalti.initiate({
+      amount: payment.minor,
+      purchaseOrderId: purchase.id,
+      purchaseOrderName: purchase.bouquet.name.slice(0, 100),
+      ...this.urls,
+    });
+    // In the ledger before the buyer sees the link: every payment on it is found and looked up.
+    await record(link.pidx);
+    return { handle: link.pidx, message: await this.links.show(purchase, link.paymentUrl) };
+  }
+
+  withdraw(purchase: Purchase): Promise<void> {
+    return this.links.hide(purchase);
+  }
+
+  async lookup(purchase: Purchase): Promise<PaymentLookup> {
+    const pidx = purchase.payment?.offer;
+    if (pidx === undefined) return { state: "ended", cancelled: false };
+    const found = await this.khalti.lookup(pidx);
+    if (!found.found) return { state: "ended", cancelled: false };
+    switch (found.status) {
+      case "Completed":
+        // Paid only with an amount to compare: an unreadable one is asked again.
+        if (found.totalAmount === null) return { state: "waiting", pending: true };
+        return {
+          state: "paid",
+          minor: found.totalAmount,
+          charge: { id: pidx, providerId: found.transactionId, at: Date.now() },
+        };
+      case "Pending":
+        return { state: "waiting", pending: true };
+      case "User canceled":
+        return { state: "ended", cancelled: true };
+      case "Expired":
+        return { state: "ended", cancelled: false };
+      case "Refunded":
+      case "Partially Refunded":
+        return { state: "refunded" };
+      default:
+        return { state: "waiting", pending: false };
+    }
+  }
+
+  refund(refund: Refund): Promise<"refunded" | "refused"> {
+    if (refund.providerChargeId === null) return Promise.resolve("refused");
+    return this.khalti.refund(refund.providerChargeId);
+  }
+}
+
+interface KhaltiInitiation {
+  pidx: string;
+  paymentUrl: string;
+  /** When Khalti stops taking the payment, if it said. */
+  expiresAt: number | null;
+}
+
+type KhaltiLookup =
+  | {
+      found: true;
+      status: string;
+      totalAmount: number | null;
+      transactionId: string | null;
+      refunded: boolean;
+    }
+  /** Khalti does not know this pidx (404). */
+  | { found: false };
+
+/** Khalti could not be asked, or answered with something unreadable: try again later. */
+class KhaltiUnavailableError extends Error {
+  override name = "KhaltiUnavailableError";
+}
+
+type Undici = typeof import("undici");
+let undici: Promise<Undici> | undefined;
+const loadUndici = () => {
+  undici ??= import("undici");
+  return undici;
+};
+
+class KhaltiClient {
+  constructor(private readonly options: KhaltiOptions) {}
+
+  async initiate(order: {
+    amount: number;
+    purchaseOrderId: string;
+    purchaseOrderName: string;
+    returnUrl: string;
+    websiteUrl: string;
+  }): Promise<KhaltiInitiation> {
+    const { status, body } = await this.post("/api/v2/epayment/initiate/", {
+      return_url: order.returnUrl,
+      website_url: order.websiteUrl,
+      amount: order.amount,
+      purchase_order_id: order.purchaseOrderId,
+      purchase_order_name: order.purchaseOrderName,
+    });
+    const pidx = field(body, "pidx");
+    const paymentUrl = field(body, "payment_url");
+    if (status !== 200 || typeof pidx !== "string" || typeof paymentUrl !== "string") {
+      throw new KhaltiUnavailableError(`initiate answered ${status}`);
+    }
+    const expires = field(body, "expires_at");
+    const expiresAt = typeof expires === "string" ? Date.parse(expires) : Number.NaN;
+    return { pidx, paymentUrl, expiresAt: Number.isNaN(expiresAt) ? null : expiresAt };
+  }
+
+  async lookup(pidx: string): Promise<KhaltiLookup> {
+    const { status, body } = await this.post("/api/v2/epayment/lookup/", { pidx });
+    if (status === 404) return { found: false };
+    const state = field(body, "status");
+    if (typeof state !== "string" || status >= 500) {
+      throw new KhaltiUnavailableError(`lookup answered ${status}`);
+    }
+    const total = Number(field(body, "total_amount"));
+    const transaction = field(body, "transaction_id");
+    return {
+      found: true,
+      status: state,
+      totalAmount: Number.isSafeInteger(total) ? total : null,
+      transactionId: typeof transaction === "string" && transaction ? transaction : null,
+      refunded: field(body, "refunded") === true,
+    };
+  }
+
+  /** A full refund: "refused" when Khalti will not (a 4xx: refunded before, or never paid). */
+  async refund(transactionId: string): Promise<"refunded" | "refused"> {
+    const path = `/api/merchant-transaction/${encodeURIComponent(transactionId)}/refund/`;
+    const { status } = await this.post(path, {});
+    if (status >= 200 && status < 300) return "refunded";
+    if (status >= 400 && status < 500 && status !== 401 && status !== 429) return "refused";
+    throw new KhaltiUnavailableError(`refund answered ${status}`);
+  }
+
+  private async post(path: string, payload: object): Promise<{ status: number; body: unknown }> {
+    const { request } = await loadUndici();
+    try {
+      const response = await request(new URL(path, this.options.baseUrl), {
+        method: "POST",
+        headers: {
+          authorization: `Key ${this.options.secretKey}`,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify(payload),
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
+      });
+      const text = await response.body.text();
+      return { status: response.statusCode, body: parsed(text) };
+    } catch (error) {
+      throw new KhaltiUnavailableError(error instanceof Error ? error.message : String(error));
+    }
+  }
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+const field = (body: unknown, name: string): unknown =>
+  typeof body === "object" && body !== null ? (body as Record<string, unknown>)[name] : undefined;

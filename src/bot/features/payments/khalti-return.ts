@@ -1,0 +1,49 @@
+// Khalti's return_url: where the buyer's browser lands after paying or cancelling. Its query
+// string is never believed: a pidx the ledger does not know gets a plain 404 and Khalti is not
+// asked; a known one is looked up with Khalti, and the page (in the buyer's language) says what
+// the lookup found, with a link back to the bot. The chat goes on by itself.
+import type { PaymentLedger } from "../../../domain/payment.js";
+import type { CheckOutcome, PaymentService } from "../../../domain/payments.js";
+import { escapeHtml } from "../../shared/html.js";
+import type { Translator } from "../../shared/i18n.js";
+
+const SAID: Record<CheckOutcome, string> = {
+  paid: "khalti-page-paid",
+  pending: "khalti-page-pending",
+  waiting: "khalti-page-waiting",
+  ended: "khalti-page-ended",
+  unknown: "khalti-page-unknown",
+  "not-found": "khalti-page-unknown",
+};
+
+/** A page the HTTP server serves (adapters/http/server.ts PageRoute). */
+interface ReturnPage {
+  path: string;
+  render(query: URLSearchParams): Promise<{ status: number; html: string }>;
+}
+
+export function khaltiReturnPage(
+  path: string,
+  ledger: Pick<PaymentLedger, "byOffer">,
+  payments: PaymentService,
+  i18n: Translator,
+  botUsername: () => string,
+): ReturnPage {
+  return {
+    path,
+    async render(query) {
+      const pidx = query.get("pidx") ?? "";
+      const purchase = pidx ? await ledger.byOffer("khalti", pidx).catch(() => null) : null;
+      if (!purchase) return { status: 404, html: page("en", "Not found", "") };
+      const outcome = await payments.checkNow(purchase.id);
+      const t = (key: string) => i18n.t(purchase.language, key);
+      const link = `https://t.me/${encodeURIComponent(botUsername())}`;
+      const body = `<p>${t(SAID[outcome])}</p><p><a href="${escapeHtml(link)}">${t("khalti-page-back")}</a></p>`;
+      return { status: 200, html: page(purchase.language, t("khalti-page-title"), body) };
+    },
+  };
+}
+
+function page(language: string, title: string, body: string): string {
+  return `<!doctype html><html lang="${escapeHtml(language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head><body style="font-family:sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem"><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}

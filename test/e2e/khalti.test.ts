@@ -1,0 +1,179 @@
+// PAYMENT_MODE=khalti: the subscriber pays on Khalti's web checkout (the Khalti sandbox in
+// tools/), the bot believes only Khalti's lookup, and refunds through Khalti's API.
+import type { Message } from "grammy/types";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createKhaltiSandbox, type KhaltiSandbox } from "../../tools/khalti-sandbox/server.js";
+import type { ChatUser } from "../../tools/telegram-emulator/index.js";
+import { buttonsOf, expectReply } from "../support/chat.js";
+import { purchasesOf } from "../support/ledger-rows.js";
+import { freePort } from "../support/ports.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { until } from "../support/wait.js";
+
+const SECRET = "khalti-e2e-secret";
+const ADMIN = 9301;
+let stack: Stack;
+let khalti: KhaltiSandbox;
+let base: string;
+let nextUser = 9400;
+
+beforeAll(async () => {
+  khalti = await createKhaltiSandbox({ secretKey: SECRET });
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  stack = await startStack("khalti", {
+    PAYMENT_MODE: "khalti",
+    KHALTI_SECRET_KEY: SECRET,
+    KHALTI_BASE_URL: khalti.url,
+    PUBLIC_URL: base,
+    HTTP_PORT: String(port),
+    HTTP_HOST: "127.0.0.1",
+    PAYMENT_CHECK_SECONDS: "1",
+    ADMIN_USER_IDS: String(ADMIN),
+  });
+});
+afterEach(() => {
+  stack.sandbox.reset();
+  khalti.faults.clear();
+});
+afterAll(async () => {
+  await stack.stop();
+  await khalti.close();
+});
+
+const topups = () => stack.sandbox.topups.length;
+
+/** A new subscriber with a Khalti payment link for 1000001's Gold renewal in front of them. */
+async function withLink(): Promise<{ user: ChatUser; link: Message; pidx: string }> {
+  const user = stack.emulator.user({ id: ++nextUser, first_name: "Kh", language_code: "en" });
+  await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+  await expectReply(user, () => user.press(/Renew/), "Please confirm");
+  const link = await expectReply(user, () => user.press(/Pay NPR/), "with Khalti");
+  const pidx = khalti.payments().at(-1)?.pidx ?? "";
+  return { user, link, pidx };
+}
+
+describe("paying with Khalti", () => {
+  it("initiates in paisa with no personal data, and tops up once Khalti's lookup says Completed", async () => {
+    const { user, link, pidx } = await withLink();
+    expect(buttonsOf(user, link)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/Pay NPR.*with Khalti/),
+        "✅ I have paid",
+        "Cancel",
+      ]),
+    );
+    const sent = khalti.payment(pidx)?.initiatedWith ?? {};
+    expect(sent.amount).toBe(70_000);
+    expect(sent.return_url).toBe(`${base}/pay/khalti/return`);
+    expect(sent).not.toHaveProperty("customer_info");
+    expect(JSON.stringify(sent)).not.toMatch(/98\d{8}|Ram|Thapa/);
+    // The buyer pays and never comes back to the return page: the bot looks it up.
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+    khalti.pay(pidx);
+    expect((await receipt).text).toContain("with Khalti");
+    expect(topups()).toBe(1);
+  });
+
+  it("never trusts the return page's query: an unknown pidx is a 404 with no call to Khalti", async () => {
+    const before = khalti.calls.requests.length;
+    const forged = await fetch(
+      `${base}/pay/khalti/return?pidx=forged&status=Completed&amount=70000`,
+    );
+    expect(forged.status).toBe(404);
+    expect(khalti.calls.requests.length).toBe(before);
+
+    const { user, pidx } = await withLink();
+    // "Completed" in the query of a payment not made: the lookup says otherwise.
+    const notPaid = await fetch(`${base}/pay/khalti/return?pidx=${pidx}&status=Completed`);
+    expect(notPaid.status).toBe(200);
+    expect(await notPaid.text()).toContain("has not confirmed a payment");
+    expect(topups()).toBe(0);
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+    khalti.pay(pidx);
+    const paid = await fetch(`${base}/pay/khalti/return?pidx=${pidx}`);
+    expect(await paid.text()).toContain("Payment received");
+    await receipt;
+    expect(topups()).toBe(1);
+  });
+
+  it('"I have paid" looks it up now', async () => {
+    const { user, link, pidx } = await withLink();
+    const early = user.waitForCallbackAnswer();
+    user.press("✅ I have paid", { messageId: link.message_id });
+    expect((await early).text).toContain("no payment for this yet");
+    khalti.faults.lookupPending(pidx);
+    khalti.pay(pidx);
+    const pending = user.waitForCallbackAnswer();
+    user.press("✅ I have paid", { messageId: link.message_id });
+    expect((await pending).text).toContain("still processing");
+    expect(topups()).toBe(0);
+    khalti.faults.clear();
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+    const paid = user.waitForCallbackAnswer();
+    user.press("✅ I have paid", { messageId: link.message_id });
+    expect((await paid).text).toContain("confirmed");
+    await receipt;
+    expect(topups()).toBe(1);
+  });
+
+  it("a cancelled or expired payment ends the purchase: nothing charged", async () => {
+    const first = await withLink();
+    const cancelled = first.user.waitForText("Payment cancelled", { timeoutMs: 8_000 });
+    khalti.cancel(first.pidx);
+    await cancelled;
+    const second = await withLink();
+    const expired = second.user.waitForText("not paid in time", { timeoutMs: 8_000 });
+    khalti.expire(second.pidx);
+    await expired;
+    expect(topups()).toBe(0);
+    expect((await purchasesOf(stack.env.DATABASE_URL ?? "", second.user.id)).at(-1)?.phase).toBe(
+      "unpaid",
+    );
+  });
+
+  it("a wrong amount is not topped up: operators alerted, refunded through Khalti", async () => {
+    const { user, pidx } = await withLink();
+    const admin = stack.emulator.user({ id: ADMIN, first_name: "Ad", language_code: "en" });
+    const alert = admin.waitForText("pays for nothing", { timeoutMs: 8_000 });
+    const refunded = user.waitForText("was refunded", { timeoutMs: 8_000 });
+    khalti.pay(pidx, { amount: 50_000 });
+    await alert;
+    await refunded;
+    expect(topups()).toBe(0);
+    expect(khalti.payment(pidx)?.refunded).toBe(true);
+    expect(khalti.calls.refunds()).toBe(1);
+  });
+
+  it("refunds through Khalti, once, when the provider refuses after payment", async () => {
+    const { user, pidx } = await withLink();
+    stack.sandbox.setFault("subscription-package-topup", { kind: "reject", code: "EXPIRED" });
+    const owed = user.waitForText("will be refunded", { timeoutMs: 8_000 });
+    const refunded = user.waitForText("was refunded", { timeoutMs: 8_000 });
+    khalti.pay(pidx);
+    await owed;
+    await refunded;
+    expect(topups()).toBe(0);
+    expect(khalti.calls.refunds()).toBeGreaterThanOrEqual(1);
+    expect(khalti.payment(pidx)?.refunded).toBe(true);
+  });
+
+  it("a refund that keeps failing is retried, then left to a person with /refunds", async () => {
+    const { user, pidx } = await withLink();
+    stack.sandbox.setFault("subscription-package-topup", { kind: "reject", code: "EXPIRED" });
+    khalti.faults.refundFails(10);
+    const admin = stack.emulator.user({ id: ADMIN, first_name: "Ad", language_code: "en" });
+    const handedOver = admin.waitForText("could not be made automatically", { timeoutMs: 15_000 });
+    const refundsBefore = khalti.calls.refunds();
+    khalti.pay(pidx);
+    await handedOver;
+    expect(khalti.calls.refunds() - refundsBefore).toBe(3);
+    const transaction = khalti.payment(pidx)?.transactionId ?? "";
+    const listed = await expectReply(admin, () => admin.sendText("/refunds"), "Refunds due");
+    expect(listed.text).toContain(transaction);
+    await until(
+      async () => user.messages().some((m) => m.text?.includes("will be refunded")),
+      3_000,
+    );
+  }, 30_000);
+});
