@@ -75,6 +75,16 @@ describe("paying with Khalti", () => {
     expect(topups()).toBe(1);
   });
 
+  it("keeps looking up while Khalti's lookup fails, and tops up once it answers", async () => {
+    const { user, pidx } = await withLink();
+    khalti.faults.lookupFails(3, "drop");
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 10_000 });
+    khalti.pay(pidx);
+    await receipt;
+    expect(khalti.calls.lookups(pidx)).toBeGreaterThanOrEqual(2);
+    expect(topups()).toBe(1);
+  });
+
   it("never trusts the return page's query: an unknown pidx is a 404 with no call to Khalti", async () => {
     const before = khalti.calls.requests.length;
     const forged = await fetch(
