@@ -210,12 +210,13 @@ export class PaymentService {
   async resolve(claim: Claim): Promise<void> {
     const purchase = await this.book.get(claim.id).catch(() => null);
     if (purchase?.phase !== "awaiting-payment") return this.topups.resolve(claim);
+    if (this.system.lookup) {
+      // Given back first: a payment found is recorded, and leased, anew by `receive`.
+      await claim.lease.release().catch(() => undefined);
+      await this.lookUp(purchase);
+      return;
+    }
     try {
-      if (this.system.lookup) {
-        await claim.lease.release().catch(() => undefined);
-        await this.lookUp(purchase);
-        return;
-      }
       const expiresAt = purchase.payment?.expiresAt ?? 0;
       if (this.now() < expiresAt) await this.book.commit(purchase, expiresAt);
       else await this.teller.tell(await this.end(purchase, "expired"));
