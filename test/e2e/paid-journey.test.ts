@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ChatUser } from "../../tools/telegram-emulator/index.js";
 import { buttonsOf, expectReply } from "../support/chat.js";
 import { purchasesOf } from "../support/ledger-rows.js";
+import { rewriteListing } from "../support/listing.js";
 import { BOT_TOKEN, type Stack, startStack } from "../support/stack.js";
 import { until } from "../support/wait.js";
 
@@ -187,13 +188,8 @@ describe("paying with Telegram Payments", () => {
 
   it("refunds, without topping up, when the price changed between the invoice and the top-up", async () => {
     const { user, invoice } = await withInvoice();
-    stack.sandbox.setFault("get-subscription-package", {
-      kind: "transform",
-      transform: (response) => {
-        const body = response.body as { tv: { bouquets: { code: string; price: number }[] } };
-        for (const b of body.tv.bouquets) if (b.code === "TV-GOLD-M") b.price = 999;
-        return response;
-      },
+    rewriteListing(stack.sandbox, (body) => {
+      for (const b of body.tv.bouquets) if (b.code === "TV-GOLD-M") b.price = 999;
     });
     const owed = user.waitForText("will be refunded", { timeoutMs: 8_000 });
     await user.pay(invoice.message_id, { providerChargeId: "prov-price-changed" });

@@ -7,12 +7,11 @@ import type { Log } from "../../../domain/ports.js";
 import type { RefundAlert, RefundAlertKind, RefundChannel } from "../../../domain/refunds.js";
 import type { SubscriberStore } from "../../../domain/subscribers.js";
 import { registeredLanguage, type Translator } from "../../shared/i18n.js";
+import { type Operators, tellOperators } from "../../shared/operators.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { refundFacts } from "./views.js";
 
-export interface RefundRecipients {
-  adminUserIds: number[];
-  supportChatIds: number[];
+export interface RefundRecipients extends Operators {
   minorDigits: number;
 }
 
@@ -27,20 +26,17 @@ export class TelegramRefundChannel implements RefundChannel {
   ) {}
 
   async alertOperators(refund: RefundAlert, about: RefundAlertKind): Promise<void> {
-    const chats = [
-      ...this.recipients.adminUserIds.map(
-        async (id) => [id, await registeredLanguage(this.subscribers, id)] as const,
-      ),
-      ...this.recipients.supportChatIds.map(async (id) => [id, "en"] as const),
-    ];
-    const sent = await Promise.allSettled(
-      chats.map(async (chat) => {
-        const [id, language] = await chat;
-        const facts = refundFacts(refund, this.formatter(language), this.recipients.minorDigits);
-        await this.api.sendMessage(id, this.i18n.t(language, `${about}-alert`, facts));
-      }),
+    const { failed } = await tellOperators(
+      this.api,
+      this.subscribers,
+      this.recipients,
+      (language) =>
+        this.i18n.t(
+          language,
+          `${about}-alert`,
+          refundFacts(refund, this.formatter(language), this.recipients.minorDigits),
+        ),
     );
-    const failed = sent.filter((result) => result.status === "rejected").length;
     if (failed > 0) this.log.warn({ failed }, "some operators were not told of a refund due");
   }
 
