@@ -24,6 +24,8 @@ export interface PaymentLedger {
   awaitingPayment(buyer: number): Promise<Purchase[]>;
   /** Payments owed back, oldest first. */
   refundsDue(count: number): Promise<Refund[]>;
+  /** The refund a purchase's own payment is owed, if it is. */
+  refundDueFor(purchaseId: string): Promise<Refund | null>;
   /**
    * Marks the refund due by a purchase id or a charge id done, once, with who and why; its
    * purchase becomes refunded in the same transaction. Null when no refund is due by that id.

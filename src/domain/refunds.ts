@@ -70,9 +70,7 @@ export class RefundDesk {
   /** A purchase's refund-due was told to its buyer (once): refunded, or operators alerted. */
   async purchaseOwed(purchase: Purchase): Promise<void> {
     if (!this.automatic) return this.alertAbout(purchase, "refund-due");
-    const refund = (await this.ledger.refundsDue(100)).find(
-      (due) => due.purchaseId === purchase.id,
-    );
+    const refund = await this.ledger.refundDueFor(purchase.id);
     if (refund) this.track(this.issue(refund));
   }
 

@@ -290,6 +290,20 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
     return rows.map(refundOf);
   }
 
+  async refundDueFor(purchaseId: string): Promise<Refund | null> {
+    const row = await this.ledger.run((db) =>
+      db
+        .selectFrom("payments")
+        .innerJoin("purchases", "purchases.id", "payments.purchase_id")
+        .select([...REFUND_COLUMNS, "purchases.language"])
+        .where("payments.purchase_id", "=", purchaseId)
+        .where("payments.applied", "=", true)
+        .where("payments.refund", "=", "due")
+        .executeTakeFirst(),
+    );
+    return row ? refundOf(row) : null;
+  }
+
   /**
    * One transaction: the refund marked done only where it is due (never twice), and its
    * purchase, when the payment paid for one, refunded with an event naming who did it.

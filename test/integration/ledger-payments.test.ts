@@ -1,0 +1,162 @@
+// The ledger's payments, the same suite on a real PostgreSQL server and on the embedded PGlite:
+// a confirmation is recorded once per charge id and pays for its purchase only when it waits
+// for exactly that amount; anything else is owed back; a refund is marked done once, by whom;
+// refund calls are counted; the database refuses a top-up or refund without a recorded charge.
+import { sql } from "kysely";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LedgerConnection, type LedgerTarget } from "../../src/adapters/ledger/connection.js";
+import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
+import type { ReceivedPayment } from "../../src/domain/payment.js";
+import type { Purchase } from "../../src/domain/purchase.js";
+import { captureLogs } from "../support/log-capture.js";
+import { testDatabase } from "../support/postgres.js";
+import { purchaseOf } from "../support/purchases.js";
+
+const targets: [string, () => Promise<LedgerTarget>][] = [
+  [
+    "PostgreSQL",
+    async () => ({
+      kind: "postgres",
+      url: await testDatabase("ledger_payments"),
+      poolSize: 10,
+      statementTimeoutMs: 5_000,
+    }),
+  ],
+  ["PGlite", async () => ({ kind: "embedded", dataDir: null })],
+];
+
+describe.each(targets)("the ledger's payments on %s", (_, target) => {
+  const logger = captureLogs().logger;
+  let ledger: LedgerConnection;
+  let store: LedgerPurchases;
+
+  beforeAll(async () => {
+    ledger = new LedgerConnection(await target(), { log: logger });
+    await ledger.open();
+    store = new LedgerPurchases(ledger, "instance-a");
+  }, 60_000);
+  afterEach(async () => {
+    await sql`TRUNCATE payments, purchase_events, purchase_checkouts, purchases`.execute(ledger.db);
+  });
+  afterAll(async () => {
+    await ledger.close();
+  });
+
+  /** A purchase whose invoice for NPR 700.00 is out. */
+  async function awaiting(id: string, buyer = 7): Promise<Purchase> {
+    const purchase = purchaseOf({
+      id,
+      buyer,
+      phase: "awaiting-payment",
+      told: null,
+      transaction: null,
+      checkout: null,
+      reference: null,
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
+      payment: {
+        method: "telegram",
+        currency: "NPR",
+        minor: 70_000,
+        expiresAt: Date.now() + 60_000,
+        offer: "55",
+      },
+    });
+    const created = await store.create(purchase, 1_000);
+    if (created.kind === "created") await created.lease.release();
+    return purchase;
+  }
+  const confirmation = (purchaseId: string, chargeId: string, minor = 70_000): ReceivedPayment => ({
+    method: "telegram",
+    purchaseId,
+    currency: "NPR",
+    minor,
+    charge: { id: chargeId, providerId: `prov-${chargeId}`, at: Date.now() },
+  });
+
+  it("records a confirmation once, paying for the purchase that waits for it", async () => {
+    await awaiting("p1");
+    const first = await store.receivePayment(confirmation("p1", "c1"), 1_000);
+    expect(first.kind).toBe("applied");
+    if (first.kind === "applied") await first.claim.lease.release();
+    expect((await store.receivePayment(confirmation("p1", "c1"), 1_000)).kind).toBe("duplicate");
+    const paid = await store.get("p1");
+    expect(paid?.phase).toBe("paid");
+    expect(paid?.payment?.charge).toMatchObject({ id: "c1", providerId: "prov-c1" });
+    expect(await store.awaitingPayment(7)).toEqual([]);
+    const events = await ledger.db
+      .selectFrom("purchase_events")
+      .select(["from_phase", "to_phase"])
+      .where("purchase_id", "=", "p1")
+      .orderBy("id")
+      .execute();
+    expect(events).toEqual([
+      { from_phase: null, to_phase: "awaiting-payment" },
+      { from_phase: "awaiting-payment", to_phase: "paid" },
+    ]);
+  });
+
+  it("owes back a second payment, another amount, and a payment for an unknown purchase", async () => {
+    await awaiting("p2");
+    const applied = await store.receivePayment(confirmation("p2", "c2"), 1_000);
+    if (applied.kind === "applied") await applied.claim.lease.release();
+    const second = await store.receivePayment(confirmation("p2", "c2-again"), 1_000);
+    expect(second).toMatchObject({ kind: "stray", refund: { purchaseId: "p2", buyer: 7 } });
+    await awaiting("p3", 8);
+    const cheaper = await store.receivePayment(confirmation("p3", "c3", 50_000), 1_000);
+    expect(cheaper).toMatchObject({ kind: "stray", refund: { minor: 50_000 } });
+    expect((await store.get("p3"))?.phase).toBe("awaiting-payment");
+    const unknown = await store.receivePayment(confirmation("nope", "c4"), 1_000);
+    expect(unknown).toMatchObject({ kind: "stray", refund: { purchaseId: null, buyer: null } });
+    expect((await store.refundsDue(10)).map((refund) => refund.chargeId)).toEqual([
+      "c2-again",
+      "c3",
+      "c4",
+    ]);
+  });
+
+  it("marks a refund done once, with who and why, and the purchase refunded in the same transaction", async () => {
+    const purchase = await awaiting("p5");
+    const applied = await store.receivePayment(confirmation("p5", "c5"), 1_000);
+    if (applied.kind === "applied") await applied.claim.lease.release();
+    const paid = (await store.get("p5")) as Purchase;
+    await store.save({ ...paid, phase: "refund-due", reason: "declined", updatedAt: Date.now() });
+    expect(await store.refundDueFor("p5")).toMatchObject({ chargeId: "c5", attempts: 0 });
+    expect(await store.countRefundAttempt((await store.refundDueFor("p5"))?.paymentId ?? "")).toBe(
+      1,
+    );
+    const done = await store.markRefunded("prov-c5-not-a-key", "telegram:1", null);
+    expect(done).toBeNull();
+    const refunded = await store.markRefunded("c5", "telegram:1", "card refund");
+    expect(refunded?.done).toMatchObject({ by: "telegram:1", note: "card refund" });
+    expect(await store.markRefunded("p5", "telegram:2", null)).toBeNull();
+    expect((await store.get(purchase.id))?.phase).toBe("refunded");
+    expect(await store.refundsDue(10)).toEqual([]);
+    expect(await store.countRefundAttempt(refunded?.paymentId ?? "")).toBeNull();
+  });
+
+  it("holds the payment rules in the database itself", async () => {
+    await awaiting("p6");
+    // Topped up without a recorded charge: refused.
+    await expect(
+      sql`UPDATE purchases SET phase = 'token-taken' WHERE id = 'p6'`.execute(ledger.db),
+    ).rejects.toThrow();
+    // A charge id once per method.
+    const insert = (charge: string) =>
+      sql`INSERT INTO payments (purchase_id, method, currency, minor, charge_id, applied, refund, refund_due_at)
+          VALUES ('p6', 'telegram', 'NPR', 100, ${charge}, false, 'due', now())`.execute(ledger.db);
+    await insert("dup");
+    await expect(insert("dup")).rejects.toThrow();
+    // A payment not applied is owed back.
+    await expect(
+      sql`INSERT INTO payments (purchase_id, method, currency, minor, charge_id, applied)
+          VALUES ('p6', 'telegram', 'NPR', 100, 'x', false)`.execute(ledger.db),
+    ).rejects.toThrow();
+    // Refunded says by whom.
+    await expect(
+      sql`UPDATE payments SET refund = 'refunded', refunded_at = now() WHERE charge_id = 'dup'`.execute(
+        ledger.db,
+      ),
+    ).rejects.toThrow();
+  });
+});
