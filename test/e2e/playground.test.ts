@@ -1,12 +1,19 @@
 // The offline playground's page in a real browser (the system's Chromium, driven by
 // playwright-core): a top-up completed by clicking and paid with a test card, as a person
 // would, with the provider's side of it in the side panel; a declined card; Telegram
-// formatting; the support group; Nepali; a phone.
+// formatting; the support group; Nepali; a phone; and, on a playground of its own, a top-up
+// paid on the Khalti sandbox's page.
 import { existsSync } from "node:fs";
 import { copyFile, mkdir } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import RedisMock from "ioredis-mock";
-import { type Browser, chromium, type Locator, type Page } from "playwright-core";
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type Locator,
+  type Page,
+} from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/adapters/logger.js";
 import {
@@ -22,6 +29,17 @@ const README_SCREENSHOT = "docs/images/playground.png";
 
 let playground: Playground;
 let browser: Browser;
+/** The browser's switches: one browser for both playgrounds. */
+const BROWSER_ARGS = [
+  "--headless=new",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 let page: Page;
 /** Errors the page logged or threw; none expected. */
 const pageProblems: string[] = [];
@@ -47,16 +65,7 @@ beforeAll(async () => {
   });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      "--headless=new",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    args: BROWSER_ARGS,
   });
   page = await browser.newPage({
     viewport: { width: 1280, height: 800 },
@@ -482,4 +491,101 @@ describe("the playground page", () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(pageProblems).toEqual([]);
   });
+});
+
+describe("the playground page, paying with Khalti (DEMO_PAYMENT_MODE=khalti)", () => {
+  let khaltiPlayground: Playground;
+  let context: BrowserContext;
+  let chat: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    if (NO_CHROMIUM) return;
+    khaltiPlayground = await startPlayground({
+      host: "127.0.0.1",
+      port: 0,
+      env: { LOG_LEVEL: "silent" },
+      paymentMode: "khalti",
+      // Its own in-process Redis: ioredis-mock shares one store between instances of a port.
+      redis: new RedisMock({ port: 16_379 }),
+      logger: createLogger("silent"),
+    });
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      locale: "en-GB",
+      timezoneId: "Asia/Kathmandu",
+    });
+    chat = await context.newPage();
+    chat.on("pageerror", (error) => problems.push(error.message));
+    chat.on("console", (entry) => {
+      if (entry.type() === "error") problems.push(entry.text());
+    });
+    await chat.goto(khaltiPlayground.url);
+    await chat.locator("body[data-ready='true']").waitFor();
+  }, 20_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await khaltiPlayground?.close();
+  });
+
+  const said = (text: string | RegExp): Locator =>
+    chat.locator("#messages .message", { hasText: text }).last();
+
+  it("opens the Khalti sandbox's page from the bot's link, and the chat goes on to the receipt", async () => {
+    needsChromium();
+    const khalti = khaltiPlayground.khalti;
+    expect(khalti).toBeDefined();
+    if (!khalti) return;
+    await expect(chat.locator("#guide-pay").textContent()).resolves.toContain("Khalti");
+
+    chat.setDefaultTimeout(10_000);
+    await chat.locator("#composer").fill("/topup");
+    await chat.locator("#composer").press("Enter");
+    await chat.locator(".reply-button", { hasText: "Share my phone number" }).click();
+    await button(said("Which connection do you want to renew?"), "TV 8000000021 · active").click();
+    const choose = said("Choose a package to buy:");
+    await choose.waitFor();
+    // By its id: edited in place, it no longer says "Choose a package".
+    const menuId = await choose.getAttribute("data-message-id");
+    const menu = chat.locator(`#messages .message[data-message-id="${menuId}"]`);
+    await button(menu, "Monthly").click();
+    await menu.filter({ hasText: "Monthly packages" }).waitFor();
+    await menu.getByRole("button", { name: /Gold \(monthly\) · NPR\s700\.00$/ }).click();
+    await menu.filter({ hasText: "Please confirm your top-up" }).waitFor();
+    await button(menu, "💳 Pay NPR 700.00").click();
+
+    // The bot's link: a URL button, drawn as a link that opens a new tab.
+    const link = chat.getByRole("link", { name: /Pay NPR\s700\.00 with Khalti/ });
+    await link.waitFor();
+    const pidx = khalti.sandbox.payments().at(-1)?.pidx ?? "";
+    expect(await link.getAttribute("href")).toBe(`${khalti.sandbox.url}/pay/${pidx}`);
+    expect(await link.getAttribute("target")).toBe("_blank");
+    expect(await link.getAttribute("rel")).toContain("noopener");
+    const links = await said("with Khalti below").locator(".inline-button").allTextContents();
+    expect(links.map((label) => label.replace(/\s+/g, " "))).toEqual(
+      expect.arrayContaining(["✅ I have paid", "Cancel"]),
+    );
+    expect(khaltiPlayground.sandbox.topups).toHaveLength(0);
+
+    // The sandbox's checkout page in a new tab; its Pay goes back to the bot's return page.
+    const [checkout] = await Promise.all([context.waitForEvent("page"), link.click()]);
+    await checkout.waitForLoadState();
+    expect(checkout.url()).toBe(`${khalti.sandbox.url}/pay/${pidx}`);
+    await expect(checkout.locator(".amount").textContent()).resolves.toBe("NPR 700.00");
+    await Promise.all([
+      checkout.waitForURL(`${khalti.publicUrl}/pay/khalti/return?**`),
+      button(checkout, "Pay").click(),
+    ]);
+    await checkout.getByText("Payment received").waitFor();
+    expect(khalti.sandbox.payment(pidx)?.status).toBe("Completed");
+    await checkout.close();
+
+    // Meanwhile the chat went on by itself.
+    const receipt = said("Top-up successful");
+    await receipt.waitFor({ timeout: 15_000 });
+    expect(await receipt.textContent()).toMatch(/Paid: NPR\s700\.00 with Khalti/);
+    expect(khaltiPlayground.sandbox.topups).toHaveLength(1);
+    expect(problems).toEqual([]);
+  }, 30_000);
 });

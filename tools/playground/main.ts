@@ -12,7 +12,7 @@ const settings = z
     // Empty counts as unset, as for the bot's own settings.
     DEMO_PAYMENT_MODE: z.preprocess(
       (value) => (value === "" ? undefined : value),
-      z.enum(["telegram", "none"]).default("telegram"),
+      z.enum(["telegram", "khalti", "none"]).default("telegram"),
     ),
   })
   .safeParse(process.env);
@@ -36,13 +36,22 @@ const playground = await startPlayground({
 process.stdout.write(
   `Playground: ${playground.url}\n` +
     `Storage: ${REDIS_URL ? `Redis at ${REDIS_URL}` : "in-process (set REDIS_URL to use Redis)"}\n` +
-    `Payments: ${
-      DEMO_PAYMENT_MODE === "telegram"
-        ? "Telegram Payments with a test card (DEMO_PAYMENT_MODE=none: nobody pays)"
-        : "none, everyone may top up (DEMO_PAYMENT_MODE=telegram: pay with a test card)"
-    }\n` +
+    `Payments: ${paymentsLine(playground)}\n` +
     "Press Ctrl+C to stop.\n",
 );
+
+function paymentsLine(started: typeof playground): string {
+  if (DEMO_PAYMENT_MODE === "none") {
+    return "none, everyone may top up (DEMO_PAYMENT_MODE=telegram: pay with a test card)";
+  }
+  if (DEMO_PAYMENT_MODE === "khalti" && started.khalti) {
+    return (
+      `Khalti web checkout on the Khalti sandbox at ${started.khalti.sandbox.url}, ` +
+      `return page at ${started.khalti.publicUrl}/pay/khalti/return`
+    );
+  }
+  return "Telegram Payments with a test card (DEMO_PAYMENT_MODE=khalti: Khalti; none: nobody pays)";
+}
 
 const stop = async () => {
   await playground.close();

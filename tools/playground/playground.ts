@@ -1,10 +1,12 @@
 // The offline playground: the provider sandbox, the Telegram emulator and the real bot in one
 // process, with a web page that looks and behaves like a Telegram chat.
 import type { Server } from "node:http";
+import { createServer } from "node:net";
 import type { Redis } from "ioredis";
 import type { Logger } from "../../src/adapters/logger.js";
 import { type App, createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
+import { createKhaltiSandbox, type KhaltiSandbox } from "../khalti-sandbox/server.js";
 import { createSandbox, type Sandbox } from "../sandbox/server.js";
 import { createTelegramEmulator, type TelegramEmulator } from "../telegram-emulator/index.js";
 import { type Roles, startWeb } from "./web.js";
@@ -13,9 +15,14 @@ export const DEMO_BOT_TOKEN = "5000000001:playground-bot-token";
 const DEMO_PROVIDER_TOKEN = "sandbox-token";
 /** A test-mode payment provider token, as BotFather gives one (`…:TEST:…`). */
 const DEMO_PAYMENT_TOKEN = "284685063:TEST:playground";
+/** The Khalti sandbox's secret key: the bot sends it, the sandbox checks it. */
+const DEMO_KHALTI_KEY = "playground-khalti-key";
 
-/** telegram: subscribers pay an invoice with a test card; none: nobody pays, everyone tops up. */
-type DemoPaymentMode = "telegram" | "none";
+/**
+ * telegram: subscribers pay an invoice with a test card; khalti: they pay on the Khalti
+ * sandbox's page, opened from the bot's link; none: nobody pays, everyone tops up.
+ */
+type DemoPaymentMode = "telegram" | "khalti" | "none";
 
 export const ROLES: Roles = {
   user: { id: 1001, chatId: 1001, first_name: "Asha", phone: "9851000002" },
@@ -38,6 +45,8 @@ export interface PlaygroundOptions {
 export interface Playground {
   url: string;
   sandbox: Sandbox;
+  /** In khalti mode: the Khalti sandbox the bot pays through, and the bot's own address. */
+  khalti?: { sandbox: KhaltiSandbox; publicUrl: string };
   emulator: TelegramEmulator;
   close(): Promise<void>;
 }
@@ -50,12 +59,13 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     bots: [{ token: DEMO_BOT_TOKEN, first_name: "Top-up Bot", username: "topup_playground_bot" }],
   });
   const paymentMode = options.paymentMode ?? "telegram";
+  const khalti = paymentMode === "khalti" ? await startKhalti() : undefined;
   const config = loadConfig({
     CURRENCY: "NPR",
     REDIS_KEY_PREFIX: "playground:",
     ...(paymentMode === "none" && { TOPUP_USER_IDS: "*" }),
     ...options.env,
-    ...paymentEnv(paymentMode),
+    ...paymentEnv(paymentMode, khalti),
     PROVIDER_TIMEZONE: timeZone,
     BOT_TOKEN: DEMO_BOT_TOKEN,
     TELEGRAM_API_ROOT: emulator.apiRoot,
@@ -85,12 +95,14 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     url: `http://${options.host === "0.0.0.0" ? "localhost" : options.host}:${port}`,
     sandbox,
     emulator,
+    khalti,
     async close() {
       web.closeAllConnections();
       await new Promise((resolve) => web.close(resolve));
       await app.stop();
       await emulator.close();
       await sandbox.close();
+      await khalti?.sandbox.close();
     },
   };
 }
@@ -99,7 +111,41 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
  * The bot's payment settings for `mode`. They come after the caller's environment: a
  * PAYMENT_MODE or real provider token in the shell must not change the journey the page shows.
  */
-function paymentEnv(mode: DemoPaymentMode): NodeJS.ProcessEnv {
+function paymentEnv(
+  mode: DemoPaymentMode,
+  khalti: { sandbox: KhaltiSandbox; port: number; publicUrl: string } | undefined,
+): NodeJS.ProcessEnv {
   if (mode === "none") return { PAYMENT_MODE: "none" };
+  if (mode === "khalti" && khalti) {
+    return {
+      PAYMENT_MODE: "khalti",
+      KHALTI_SECRET_KEY: DEMO_KHALTI_KEY,
+      KHALTI_BASE_URL: khalti.sandbox.url,
+      // The bot's HTTP server, for Khalti's return page; on this machine only.
+      PUBLIC_URL: khalti.publicUrl,
+      HTTP_PORT: String(khalti.port),
+      HTTP_HOST: "127.0.0.1",
+    };
+  }
   return { PAYMENT_MODE: "telegram", PAYMENT_PROVIDER_TOKEN: DEMO_PAYMENT_TOKEN };
+}
+
+/** The Khalti sandbox, and a free port on 127.0.0.1 for the bot's return page. */
+async function startKhalti(): Promise<{ sandbox: KhaltiSandbox; port: number; publicUrl: string }> {
+  const sandbox = await createKhaltiSandbox({ secretKey: DEMO_KHALTI_KEY });
+  const port = await freePort();
+  return { sandbox, port, publicUrl: `http://127.0.0.1:${port}` };
+}
+
+/** A TCP port on 127.0.0.1 that nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", resolve);
+  });
+  const address = probe.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }

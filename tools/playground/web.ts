@@ -30,8 +30,8 @@ export interface WebOptions {
   sandbox: Sandbox;
   roles: Roles;
   apiVersion: string;
-  /** Whether subscribers pay an invoice (telegram) or nobody pays (none). */
-  paymentMode: "telegram" | "none";
+  /** Whether subscribers pay an invoice (telegram), on Khalti's page (khalti) or nobody pays (none). */
+  paymentMode: "telegram" | "khalti" | "none";
 }
 
 /** A chat message as the page draws it. */

@@ -133,7 +133,7 @@ const state = {
   /** Whether the message list is scrolled to its end. */
   stuck: true,
   knownTopups: new Set(),
-  /** From the bootstrap: {mode: "telegram" | "none", testCards: {paying, declined}}. */
+  /** From the bootstrap: {mode: "telegram" | "khalti" | "none", testCards: {paying, declined}}. */
   payments: { mode: "none", testCards: { paying: "", declined: "" } },
   /** The open payment form: {role, messageId, busy}; null when closed. */
   checkout: null,
@@ -1451,14 +1451,17 @@ function wire() {
   });
 }
 
+/** The guide's last step of a top-up, by the bot's PAYMENT_MODE ("none": the default). */
+const GUIDE_PAY = {
+  telegram: "“💳 Pay”, and pay the invoice with the test card",
+  khalti: "“💳 Pay”, then “Pay … with Khalti” and Pay on the Khalti sandbox's page",
+};
+
 /** The guide and the form's hint follow whether subscribers pay (the bot's PAYMENT_MODE). */
 function applyPayments(payments) {
   if (payments) state.payments = payments;
   const { mode, testCards } = state.payments;
-  ui.guidePay.textContent =
-    mode === "telegram"
-      ? "“💳 Pay”, and pay the invoice with the test card"
-      : "“✅ Confirm and pay”";
+  ui.guidePay.textContent = GUIDE_PAY[mode] ?? "“✅ Confirm and pay”";
   ui.checkoutHint.textContent =
     `No real money: ${testCards.paying} pays, ${testCards.declined} is declined. ` +
     "Any expiry to come and any CVC will do.";
