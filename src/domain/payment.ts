@@ -58,12 +58,16 @@ export interface PaymentSystem {
    * is not known.
    */
   refund?(refund: Refund): Promise<"refunded" | "refused">;
+  /** The system holds a payment (Khalti's Pending): tells the buyer to wait, not to pay again. */
+  pending?(purchase: Purchase): Promise<void>;
 }
 
 /** Shows a payment system's link to its buyer (the chat's buttons), and takes it away. */
 export interface PaymentLinkChannel {
   /** Returns the message's handle (opaque). */
   show(purchase: Purchase, paymentUrl: string): Promise<string>;
+  /** The payment system holds the payment (Khalti's Pending): the buyer is told to wait. */
+  pending(purchase: Purchase): Promise<void>;
   hide(purchase: Purchase): Promise<void>;
 }
 

@@ -63,6 +63,8 @@ export class PaymentService {
   private readonly unwritten = new Map<string, ReceivedPayment>();
   private timer: NodeJS.Timeout | undefined;
   private readonly running = new Set<Promise<void>>();
+  /** Purchases whose buyer was told their payment is held (Pending). */
+  private readonly saidPending = new Set<string>();
 
   constructor(
     private readonly book: PurchaseBook,
@@ -213,7 +215,7 @@ export class PaymentService {
     if (this.system.lookup) {
       // Given back first: a payment found is recorded, and leased, anew by `receive`.
       await claim.lease.release().catch(() => undefined);
-      await this.lookUp(purchase);
+      await this.lookUp(purchase, true);
       return;
     }
     try {
@@ -234,10 +236,11 @@ export class PaymentService {
     if (!purchase?.payment) return "not-found";
     if (purchase.phase === "unpaid") return "ended";
     if (purchase.phase !== "awaiting-payment") return "paid";
-    return this.lookUp(purchase);
+    return this.lookUp(purchase, false);
   }
 
-  private async lookUp(purchase: Purchase): Promise<CheckOutcome> {
+  /** `tellPending`: a held payment is said to the buyer (not when they asked themselves). */
+  private async lookUp(purchase: Purchase, tellPending: boolean): Promise<CheckOutcome> {
     const payment = purchase.payment;
     if (!payment || !this.system.lookup) return "unknown";
     let found: Awaited<ReturnType<NonNullable<PaymentSystem["lookup"]>>>;
@@ -250,6 +253,7 @@ export class PaymentService {
     }
     switch (found.state) {
       case "paid": {
+        this.saidPending.delete(purchase.id);
         const received = await this.receive({
           method: payment.method,
           purchaseId: purchase.id,
@@ -263,14 +267,26 @@ export class PaymentService {
       }
       case "waiting":
         await this.book.commit(purchase, this.nextCheck());
-        return found.pending ? "pending" : "waiting";
+        if (!found.pending) return "waiting";
+        if (tellPending) await this.sayPending(purchase);
+        return "pending";
       case "ended":
+        this.saidPending.delete(purchase.id);
         await this.teller.tell(await this.end(purchase, found.cancelled ? "cancelled" : "expired"));
         return "ended";
       case "refunded":
         await this.teller.tell(await this.end(purchase, "expired"));
         return "ended";
     }
+  }
+
+  /** Once (per process): the system holds the payment, so the buyer must not pay again. */
+  private async sayPending(purchase: Purchase): Promise<void> {
+    if (this.saidPending.has(purchase.id) || !this.system.pending) return;
+    this.saidPending.add(purchase.id);
+    await this.system.pending(purchase).catch((error: unknown) => {
+      this.log.warn({ err: error, purchaseId: purchase.id }, "could not say a payment is pending");
+    });
   }
 
   private nextCheck(): number {

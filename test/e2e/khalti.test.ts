@@ -75,6 +75,20 @@ describe("paying with Khalti", () => {
     expect(topups()).toBe(1);
   });
 
+  it("tells a buyer who does not come back that Khalti holds the payment (Pending), once", async () => {
+    const { user, pidx } = await withLink();
+    khalti.faults.lookupPending(pidx);
+    khalti.pay(pidx);
+    await user.waitForText("still processing", { timeoutMs: 5_000 });
+    await new Promise((resolve) => setTimeout(resolve, 2_500)); // more lookups: said once
+    expect(user.messages().filter((m) => m.text?.includes("still processing"))).toHaveLength(1);
+    expect(topups()).toBe(0);
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+    khalti.faults.clear();
+    await receipt;
+    expect(topups()).toBe(1);
+  });
+
   it("keeps looking up while Khalti's lookup fails, and tops up once it answers", async () => {
     const { user, pidx } = await withLink();
     khalti.faults.lookupFails(3, "drop");

@@ -54,6 +54,10 @@ export class KhaltiPayments implements PaymentSystem {
     return this.links.hide(purchase);
   }
 
+  pending(purchase: Purchase): Promise<void> {
+    return this.links.pending(purchase);
+  }
+
   async lookup(purchase: Purchase): Promise<PaymentLookup> {
     const pidx = purchase.payment?.offer;
     if (pidx === undefined) return { state: "ended", cancelled: false };

@@ -30,6 +30,14 @@ export class TelegramPaymentLinks implements PaymentLinkChannel {
     return String(message.message_id);
   }
 
+  /** The payment is held: a message of its own, so that the buyer is notified. */
+  async pending(purchase: Purchase): Promise<void> {
+    await this.api.sendMessage(
+      purchase.buyer,
+      this.i18n.t(purchase.language, "payment-check-pending"),
+    );
+  }
+
   async hide(purchase: Purchase): Promise<void> {
     if (purchase.statusMessage === undefined) return;
     await this.api.editMessageReplyMarkup(purchase.buyer, Number(purchase.statusMessage), {
