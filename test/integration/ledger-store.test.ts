@@ -3,25 +3,14 @@
 // to one purchase; every change of phase leaves an event; replicas claim different purchases.
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LedgerConnection, type LedgerTarget } from "../../src/adapters/ledger/connection.js";
+import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
 import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
 import type { Purchase } from "../../src/domain/purchase.js";
 import { captureLogs } from "../support/log-capture.js";
-import { testDatabase } from "../support/postgres.js";
+import { ledgerEngines } from "../support/postgres.js";
 import { purchaseOf } from "../support/purchases.js";
 
-const targets: [string, () => Promise<LedgerTarget>][] = [
-  [
-    "PostgreSQL",
-    async () => ({
-      kind: "postgres",
-      url: await testDatabase("ledger_store"),
-      poolSize: 10,
-      statementTimeoutMs: 5_000,
-    }),
-  ],
-  ["PGlite", async () => ({ kind: "embedded", dataDir: null })],
-];
+const targets = ledgerEngines("ledger_store");
 
 describe.each(targets)("the ledger's purchases on %s", (_, target) => {
   const logger = captureLogs().logger;

@@ -3,7 +3,7 @@
 // the payments received, owed back and refunded with exact sums per currency, the mismatches,
 // and each purchase's payment in the file.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LedgerConnection, type LedgerTarget } from "../../src/adapters/ledger/connection.js";
+import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
 import { LedgerReports } from "../../src/adapters/ledger/reports.js";
 import type { ReportRow } from "../../src/domain/report.js";
 import {
@@ -15,20 +15,9 @@ import {
   strayPayment,
 } from "../support/ledger-rows.js";
 import { captureLogs } from "../support/log-capture.js";
-import { testDatabase } from "../support/postgres.js";
+import { ledgerEngines } from "../support/postgres.js";
 
-const targets: [string, () => Promise<LedgerTarget>][] = [
-  [
-    "PostgreSQL",
-    async () => ({
-      kind: "postgres",
-      url: await testDatabase("report_payments"),
-      poolSize: 4,
-      statementTimeoutMs: 5_000,
-    }),
-  ],
-  ["PGlite", async () => ({ kind: "embedded", dataDir: null })],
-];
+const targets = ledgerEngines("report_payments", 4);
 
 // Kathmandu is 5:45 ahead: 2026-11-10 there is 2026-11-09T18:15Z to 2026-11-10T18:15Z.
 const ZONE = "Asia/Kathmandu";

@@ -3,25 +3,14 @@
 // a period read once in order, page after page.
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LedgerConnection, type LedgerTarget } from "../../src/adapters/ledger/connection.js";
+import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
 import { LedgerReports } from "../../src/adapters/ledger/reports.js";
 import type { ReportRow } from "../../src/domain/report.js";
 import { insertRows, ledgerRow } from "../support/ledger-rows.js";
 import { captureLogs } from "../support/log-capture.js";
-import { testDatabase } from "../support/postgres.js";
+import { ledgerEngines } from "../support/postgres.js";
 
-const targets: [string, () => Promise<LedgerTarget>][] = [
-  [
-    "PostgreSQL",
-    async () => ({
-      kind: "postgres",
-      url: await testDatabase("report_ledger"),
-      poolSize: 4,
-      statementTimeoutMs: 5_000,
-    }),
-  ],
-  ["PGlite", async () => ({ kind: "embedded", dataDir: null })],
-];
+const targets = ledgerEngines("report_ledger", 4);
 
 // Kathmandu is 5:45 ahead: 2026-11-20 there is 2026-11-19T18:15Z to 2026-11-20T18:15Z.
 const ZONE = "Asia/Kathmandu";

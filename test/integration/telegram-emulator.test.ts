@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Api, Bot, GrammyError, InlineKeyboard, InputFile, Keyboard } from "grammy";
+import { Api, Bot, InlineKeyboard, InputFile, Keyboard } from "grammy";
 import type { Update } from "grammy/types";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -9,23 +9,13 @@ import {
   type TelegramEmulator,
   type WebhookTiming,
 } from "../../tools/telegram-emulator/index.js";
+import { apiError } from "../support/api-error.js";
 import { until } from "../support/wait.js";
 
 const TOKEN = "123456:TEST-secret_token";
 const BOT_ID = 123456;
 const NOT_MODIFIED =
   "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
-
-/** The GrammyError a Bot API call rejected with. */
-async function apiError(call: Promise<unknown>): Promise<GrammyError> {
-  const error = await call.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof GrammyError))
-    throw new Error(`expected a GrammyError, got ${String(error)}`);
-  return error;
-}
 
 describe("Telegram emulator with a real grammY bot", () => {
   let emulator: TelegramEmulator;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Api, Bot, GrammyError, InlineKeyboard } from "grammy";
+import { Api, Bot, InlineKeyboard } from "grammy";
 import type { LabeledPrice, Message, Update } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -7,6 +7,7 @@ import {
   createTelegramEmulator,
   type TelegramEmulator,
 } from "../../tools/telegram-emulator/index.js";
+import { apiError } from "../support/api-error.js";
 import { until } from "../support/wait.js";
 
 const TOKEN = "424242:payments-bot";
@@ -15,17 +16,6 @@ const PRICES: LabeledPrice[] = [
   { label: "Gold, 30 days", amount: 1000 },
   { label: "Fee", amount: 250 },
 ];
-
-/** The GrammyError a Bot API call rejected with. */
-async function apiError(call: Promise<unknown>): Promise<GrammyError> {
-  const error = await call.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof GrammyError))
-    throw new Error(`expected a GrammyError, got ${String(error)}`);
-  return error;
-}
 
 describe("payments with a grammY bot", () => {
   let emulator: TelegramEmulator;
