@@ -1,7 +1,8 @@
-// Paying in the bot with Telegram Payments: the last check before the money is taken
-// (pre_checkout_query, answered within Telegram's 10 seconds), the confirmation
-// (successful_payment, recorded before anything else), the invoice's Cancel, and support's
-// /refunds and /refunded for the refunds a person makes through the payment provider.
+// Paying in the bot. Telegram Payments: the last check before the money is taken
+// (pre_checkout_query, answered within Telegram's 10 seconds) and the confirmation
+// (successful_payment, recorded before anything else). Either system: Cancel under the invoice
+// or link, Khalti's "I have paid", and support's /refunds and /refunded for the refunds a
+// person makes through the payment provider.
 import { Composer } from "grammy";
 import type { PaymentService } from "../../../domain/payments.js";
 import type { RefundDesk } from "../../../domain/refunds.js";
