@@ -5,8 +5,10 @@
 // checked by `npm run typecheck`. BullMQ stays a package: it is loaded only when a broadcast
 // runs, and it reads its Lua scripts from its own folder. So does PGlite, the embedded ledger:
 // loaded only without DATABASE_URL, it reads its WebAssembly and data files from its folder.
-// The ledger's migrations are modules, bundled like the rest.
+// The ledger's migrations are modules, bundled like the rest. So is undici, the HTTP client of
+// every outbound call: its modules run on the first call (src/adapters/http-client.ts).
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { resolve, sep } from "node:path";
 import { build } from "esbuild";
 
 /**
@@ -26,6 +28,38 @@ const pgOnNodeOnly = {
   },
 };
 
+/**
+ * undici's HTTP/2 client, never used (tools/undici-http1-only.cjs), is left out. Its HTTP
+ * parser's WebAssembly, two 72 KB base64 strings of which one is used, stays in the package
+ * and is read from there by the first request: in the bundle both would sit in the heap.
+ */
+const undiciHttp1Only = {
+  name: "undici-http1-only",
+  setup(esbuild) {
+    const inUndici = (args) => args.importer.includes(`undici${sep}lib${sep}`);
+    esbuild.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      inUndici(args) ? { path: resolve("tools/undici-http1-only.cjs") } : undefined,
+    );
+    esbuild.onResolve({ filter: /^\.\.\/llhttp\/llhttp(_simd)?-wasm\.js$/ }, (args) =>
+      inUndici(args)
+        ? { path: `undici/lib/llhttp/${args.path.slice("../llhttp/".length)}`, external: true }
+        : undefined,
+    );
+  },
+};
+
+/** zod's messages in English only (tools/zod-locales-en-only.js). */
+const zodInEnglishOnly = {
+  name: "zod-in-english-only",
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`zod${sep}v4${sep}`)
+        ? { path: resolve("tools/zod-locales-en-only.js") }
+        : undefined,
+    );
+  },
+};
+
 const outdir = process.argv[2] ?? "dist";
 
 rmSync(outdir, { recursive: true, force: true });
@@ -37,9 +71,8 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  // The report's chart libraries, loaded by the first report (resvg is a native binary), and
-  // undici, loaded by Khalti's first call: bundled, its source would sit in every bot's heap.
-  external: ["bullmq", "@electric-sql/pglite", "echarts", "@resvg/resvg-js", "undici"],
+  // The report's chart libraries, loaded by the first report (resvg is a native binary).
+  external: ["bullmq", "@electric-sql/pglite", "echarts", "@resvg/resvg-js"],
   // grammY's and the runner's AbortController polyfill: the built-in classes instead (see the
   // file). Names are not kept (keepNames costs a call per closure created and ~4 MB of idle
   // RSS); the production-build test runs the bundle against Telegram, Redis and BullMQ.
@@ -47,7 +80,7 @@ await build({
     "abort-controller": "./tools/native-abort-controller.cjs",
     "whatwg-url": "./tools/native-whatwg-url.cjs",
   },
-  plugins: [pgOnNodeOnly],
+  plugins: [pgOnNodeOnly, undiciHttp1Only, zodInEnglishOnly],
   sourcemap: true,
   // V8 keeps the bundle's source in the heap for lazy compilation: without the packages'
   // comments and indentation it is 40% smaller (1.4 MB of idle RSS). Identifiers are not shortened, so

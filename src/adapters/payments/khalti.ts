@@ -1,7 +1,7 @@
 // Khalti's web checkout (ePayment, KPG-2) as the domain's payment system: initiate, lookup,
 // refund over HTTP. Every call carries `Authorization: Key <secret>` (never logged) and goes
-// through undici, loaded on the first call. Only what Khalti's own lookup says counts as paid;
-// its status is read from the body even on a 4xx (Khalti reports some final states that way).
+// through the product's HTTP client. Only what Khalti's own lookup says counts as paid; its
+// status is read from the body even on a 4xx (Khalti reports some final states that way).
 // Khalti cannot cancel a link: a withdrawn one loses its buttons, and a payment made on it
 // anyway is owed back.
 import type {
@@ -12,6 +12,7 @@ import type {
   Refund,
 } from "../../domain/payment.js";
 import type { Purchase } from "../../domain/purchase.js";
+import { type HttpPool, httpPool } from "../http-client.js";
 
 export interface KhaltiOptions {
   baseUrl: string;
@@ -115,15 +116,16 @@ class KhaltiUnavailableError extends Error {
   override name = "KhaltiUnavailableError";
 }
 
-type Undici = typeof import("undici");
-let undici: Promise<Undici> | undefined;
-const loadUndici = () => {
-  undici ??= import("undici");
-  return undici;
-};
-
 class KhaltiClient {
-  constructor(private readonly options: KhaltiOptions) {}
+  private readonly pool: HttpPool;
+
+  constructor(private readonly options: KhaltiOptions) {
+    this.pool = httpPool(new URL(options.baseUrl).origin, {
+      connect: { timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+  }
 
   async initiate(order: {
     amount: number;
@@ -177,17 +179,15 @@ class KhaltiClient {
   }
 
   private async post(path: string, payload: object): Promise<{ status: number; body: unknown }> {
-    const { request } = await loadUndici();
     try {
-      const response = await request(new URL(path, this.options.baseUrl), {
+      const response = await this.pool.request({
         method: "POST",
+        path,
         headers: {
           authorization: `Key ${this.options.secretKey}`,
           "content-type": "application/json",
         },
         body: JSON.stringify(payload),
-        headersTimeout: this.options.timeoutMs,
-        bodyTimeout: this.options.timeoutMs,
       });
       const text = await response.body.text();
       return { status: response.statusCode, body: parsed(text) };

@@ -1,4 +1,3 @@
-import { Agent, type IncomingMessage, type RequestOptions, request } from "node:http";
 import {
   type ProviderOperation,
   ProviderProtocolError,
@@ -6,6 +5,7 @@ import {
   ProviderUnauthorizedError,
   ProviderUnavailableError,
 } from "../../domain/provider-errors.js";
+import { type HttpPool, httpPool } from "../http-client.js";
 
 export interface TransportOptions {
   baseUrl: string;
@@ -20,13 +20,8 @@ export interface Envelope {
   body: unknown;
 }
 
-/** Our own codes for the three ways the provider can be too slow. */
-const CONNECT_TIMEOUT = "PROVIDER_CONNECT_TIMEOUT";
-const HEADERS_TIMEOUT = "PROVIDER_HEADERS_TIMEOUT";
-const BODY_TIMEOUT = "PROVIDER_BODY_TIMEOUT";
-
-/** No answer in time: the request was sent. */
-const TIMEOUT_CODES = new Set([HEADERS_TIMEOUT, BODY_TIMEOUT]);
+/** undici's: connecting took longer than the timeout (logged under our own name). */
+const CONNECT_TIMEOUT = "UND_ERR_CONNECT_TIMEOUT";
 
 /** Errors raised before any byte of the request could reach the provider. */
 const NOT_SENT_CODES = new Set([
@@ -37,6 +32,9 @@ const NOT_SENT_CODES = new Set([
   "ENETUNREACH",
   CONNECT_TIMEOUT,
 ]);
+
+/** No answer in time: the request was sent. */
+const NO_ANSWER_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
 /** An idle pooled connection is closed before a provider's usual 5 s keep-alive ends. */
 const IDLE_CONNECTION_MS = 4_000;
@@ -53,40 +51,28 @@ export class TransportFailure extends ProviderUnavailableError {
   }
 }
 
-type Requester = (url: URL, options: RequestOptions) => ReturnType<typeof request>;
-
 /**
  * One POST to the provider and the classification of its answer into the typed errors.
  * Knows HTTP and the common envelope (`success`, `code`, `body`), nothing of the versions.
  *
- * Node's own HTTP client, with a keep-alive pool: grammY and our HTTP server load it anyway,
- * where undici would add 19 MB to a bot that idles in 80 (bench/RESULTS.md). The timeout
- * starts when the request has its connection: waiting for a free one is not the provider's
- * time. It then bounds connecting, the wait for the headers, and each pause in the body.
+ * A keep-alive pool (undici's). The timeout bounds connecting, the wait for the headers once
+ * the request is written, and each pause in the body: waiting for a free connection is not
+ * the provider's time.
  */
 export class ProviderTransport {
-  private readonly url: URL;
-  private client: Promise<{ agent: Agent; send: Requester }> | undefined;
+  private readonly basePath: string;
+  private readonly pool: HttpPool;
 
   constructor(private readonly options: TransportOptions) {
-    this.url = new URL(options.baseUrl);
-  }
-
-  /** node:https (and TLS) only for an https provider. */
-  private connect() {
-    this.client ??= (
-      this.url.protocol === "https:"
-        ? import("node:https").then((https) => ({ Agent: https.Agent, send: https.request }))
-        : Promise.resolve({ Agent, send: request })
-    ).then(({ Agent: PoolAgent, send }) => ({
-      send: send as Requester,
-      agent: new PoolAgent({
-        keepAlive: true,
-        maxSockets: this.options.maxConnections ?? 16,
-        timeout: IDLE_CONNECTION_MS,
-      }),
-    }));
-    return this.client;
+    const url = new URL(options.baseUrl);
+    this.basePath = url.pathname.replace(/\/$/, "");
+    this.pool = httpPool(url.origin, {
+      connections: options.maxConnections ?? 16,
+      keepAliveTimeout: IDLE_CONNECTION_MS,
+      connect: { timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
   }
 
   async post(
@@ -94,78 +80,34 @@ export class ProviderTransport {
     payload: object,
     signal?: AbortSignal,
   ): Promise<Envelope> {
-    const url = new URL(
-      `${this.url.pathname.replace(/\/$/, "")}/api/third-party/${this.options.version}/${operation}`,
-      this.url,
-    );
     let answer: { status: number; text: string };
     try {
-      answer = await this.send(url, JSON.stringify(payload), signal);
+      const response = await this.pool.request({
+        method: "POST",
+        path: `${this.basePath}/api/third-party/${this.options.version}/${operation}`,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          authorization: `Bearer ${this.options.token}`,
+        },
+        body: JSON.stringify(payload),
+        signal,
+      });
+      answer = { status: response.statusCode, text: await response.body.text() };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       const code = (error as { code?: string }).code ?? "";
-      const timedOut = TIMEOUT_CODES.has(code);
+      const timedOut = NO_ANSWER_CODES.has(code);
       const message = timedOut
         ? `no answer within ${this.options.timeoutMs} ms`
-        : `network error ${code || (error as Error).name}`;
+        : `network error ${code === CONNECT_TIMEOUT ? "PROVIDER_CONNECT_TIMEOUT" : code || (error as Error).name}`;
       throw new TransportFailure(operation, message, timedOut || !NOT_SENT_CODES.has(code), error);
     }
     return classify(operation, answer.status, answer.text);
   }
 
-  private async send(url: URL, body: string, signal?: AbortSignal) {
-    const { agent, send } = await this.connect();
-    const timeoutMs = this.options.timeoutMs;
-    return new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const outgoing = send(url, {
-        method: "POST",
-        agent,
-        signal,
-        headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
-          accept: "application/json",
-          authorization: `Bearer ${this.options.token}`,
-        },
-      });
-      let timer: NodeJS.Timeout | undefined;
-      const within = (code: string) => {
-        clearTimeout(timer);
-        timer = setTimeout(
-          () => outgoing.destroy(Object.assign(new Error(code), { code })),
-          timeoutMs,
-        );
-      };
-      const fail = (error: Error) => {
-        clearTimeout(timer);
-        reject(error);
-      };
-      outgoing.once("socket", (socket) => {
-        if (!socket.connecting) return within(HEADERS_TIMEOUT);
-        within(CONNECT_TIMEOUT);
-        const ready = "encrypted" in socket ? "secureConnect" : "connect";
-        socket.once(ready, () => within(HEADERS_TIMEOUT));
-      });
-      outgoing.once("response", (response: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        within(BODY_TIMEOUT);
-        response.on("data", (chunk: Buffer) => {
-          chunks.push(chunk);
-          within(BODY_TIMEOUT);
-        });
-        response.once("end", () => {
-          clearTimeout(timer);
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() });
-        });
-        response.once("error", fail);
-      });
-      outgoing.once("error", fail);
-      outgoing.end(body);
-    });
-  }
-
-  async close(): Promise<void> {
-    if (this.client) (await this.client).agent.destroy();
+  close(): Promise<void> {
+    return this.pool.close();
   }
 }
 

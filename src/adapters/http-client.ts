@@ -1,0 +1,51 @@
+// Every outbound HTTP call of the product (the provider, Khalti) goes through undici, loaded on
+// the first call, and only its connection pool and `request`: the package's index also loads
+// fetch, WebSocket and the caches, 14 MB of idle RSS the bot never uses (bench/RESULTS.md).
+
+import { setFlagsFromString } from "node:v8";
+import type { Dispatcher, Pool } from "undici";
+
+type HttpRequest = Omit<Dispatcher.RequestOptions, "origin">;
+type HttpResponse = Dispatcher.ResponseData;
+
+/** Keep-alive connections to one origin, opened by the first request. */
+export interface HttpPool {
+  request(request: HttpRequest): Promise<HttpResponse>;
+  close(): Promise<void>;
+}
+
+/** `Dispatcher.prototype.request`, which the package's index would attach. */
+type Send = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<HttpResponse>;
+
+let undici: Promise<{ Pool: typeof Pool; send: Send }> | undefined;
+
+/**
+ * undici parses HTTP in WebAssembly. V8's optimizing tier would recompile the parser's hot
+ * functions in the background and leave ~9 MB of RSS with glibc for good; its baseline code
+ * (Liftoff) reads the provider's short JSON answers just as well. The flag can only be given
+ * on the command line, not in NODE_OPTIONS, so it is set here, before the parser is compiled.
+ * It holds for the whole process: PGlite (the embedded ledger, compiled at start) keeps what it
+ * was compiled with and is no longer optimized further, a cost only a one-instance bot bears.
+ */
+const loadUndici = () => {
+  if (!undici) setFlagsFromString("--liftoff-only");
+  undici ??= Promise.all([
+    import("undici/lib/dispatcher/pool.js"),
+    import("undici/lib/api/api-request.js"),
+  ]).then(([pool, request]) => ({ Pool: pool.default, send: request.default }));
+  return undici;
+};
+
+export function httpPool(origin: string, options: Pool.Options): HttpPool {
+  let pool: Pool | undefined;
+  return {
+    async request(request) {
+      const { Pool, send } = await loadUndici();
+      pool ??= new Pool(origin, options);
+      return send.call(pool, { ...request, origin });
+    },
+    async close() {
+      await pool?.close();
+    },
+  };
+}
