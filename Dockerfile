@@ -31,16 +31,6 @@ RUN apt-get update \
 # HTTP_PORT is set so that the HTTP server (/healthz, /readyz, /metrics) runs in polling mode
 # too and the HEALTHCHECK below has something to ask; webhook mode uses the same port.
 ENV NODE_ENV=production HTTP_PORT=8080
-# Heap: a 96 MB old generation keeps the process near its live data instead of growing with
-# garbage; the young generation may grow to 8 MB semi-spaces. A tap allocates about 200 KB,
-# and with 1 MB semi-spaces fifty taps at once spent a third of the bot's time in the garbage
-# collector (8 MB: a fifth less CPU per tap, for ~10 MB more at 10,000 users;
-# bench/RESULTS.md). The bot's live heap is about 30 MB at 10,000 users; raise the old space
-# for very large catalogues, and keep the container's memory limit above it plus ~60 MB.
-ENV NODE_OPTIONS="--max-semi-space-size=8 --max-old-space-size=96"
-# glibc gives each thread that allocates its own arena; Node's compiler and GC threads leave
-# them fragmented. Two arenas keep about 4 MB off the idle RSS at no measurable cost.
-ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 # Without DATABASE_URL the ledger is embedded (one instance only): its files go to /data, where
 # a volume belongs. Production runs PostgreSQL (README, "The ledger").
@@ -50,14 +40,14 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY locales ./locales
+COPY bin ./bin
 USER node
 EXPOSE 8080
 STOPSIGNAL SIGTERM
 # No curl in slim images: node's own fetch asks /healthz (200 while the process is alive).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HTTP_PORT||8080)+'/healthz',{signal:AbortSignal.timeout(2000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# tini is PID 1: it hands SIGTERM to node and reaps zombies. node itself, never npm (npm exits
-# at once on SIGTERM, forwards signals twice and hides the exit code), drains within
-# SHUTDOWN_GRACE_SECONDS and exits 0.
+# tini is PID 1: it hands SIGTERM to node and reaps zombies. bin/start sets the memory settings
+# and becomes node (exec), which drains within SHUTDOWN_GRACE_SECONDS and exits 0.
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "dist/main.js"]
+CMD ["bin/start"]

@@ -1,4 +1,4 @@
-// The ratio benchmark: the bot (`node dist/main.js`) against the floor, a bare grammY bot
+// The ratio benchmark: the bot (bin/start: `node dist/main.js`) against the floor, a bare grammY bot
 // (bench/floor-bot.mjs), on the same Telegram emulator, machine and run, in interleaved rounds.
 // Every figure is read from outside the bots: latency as the emulator sees it, CPU and memory
 // from /proc, Redis commands from MONITOR. `npm run bench` (full, writes
@@ -73,31 +73,33 @@ const PROFILE = process.env.BENCH_PROFILE
   ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
   : [];
 
-/** The memory settings the image sets (its Dockerfile's ENV lines); both bots run with them. */
-const dockerfile = readFileSync("Dockerfile", "utf8");
-const imageSetting = (name: string) =>
-  new RegExp(`^ENV ${name}="?([^"\\n]*)"?$`, "m").exec(dockerfile)?.[1] ?? "";
-const IMAGE_ENV = {
-  NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? imageSetting("NODE_OPTIONS"),
-  MALLOC_ARENA_MAX: imageSetting("MALLOC_ARENA_MAX"),
-};
-
-function start(kind: "bot" | "floor", env: Record<string, string> = {}): ChildProcess {
+/**
+ * Both bots start through bin/start, as production does: its memory settings (NODE_OPTIONS,
+ * MALLOC_ARENA_MAX) apply to both. BENCH_NODE_OPTIONS adds options after them (they win).
+ * `bare`: `node` alone, without those settings, for the figure that shows what they are for.
+ */
+function start(
+  kind: "bot" | "floor",
+  env: Record<string, string> = {},
+  how: { bare?: boolean } = {},
+): ChildProcess {
   const base = {
     ...botEnvironment(emulator, sandbox, { redisPrefix: store.prefix, databaseUrl }),
-    ...IMAGE_ENV,
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
-  const child =
-    kind === "bot"
-      ? spawn(process.execPath, [...PROFILE, "dist/main.js"], {
-          // One simulated user presses far faster than a person: no flood limit here.
-          env: { ...base, BOT_TOKEN: BOT, LOG_LEVEL: "warn", FLOOD_LIMIT: "1000", ...env },
-          stdio: ["ignore", "ignore", "inherit"],
-        })
-      : spawn(process.execPath, ["bench/floor-bot.mjs"], {
-          env: { ...base, BOT_TOKEN: FLOOR, ...env },
-          stdio: ["ignore", "ignore", "inherit"],
-        });
+  const [command, ...args] = [
+    ...(how.bare ? [] : ["bin/start"]),
+    process.execPath,
+    ...(kind === "bot" ? [...PROFILE, "dist/main.js"] : ["bench/floor-bot.mjs"]),
+  ];
+  const child = spawn(command as string, args, {
+    env:
+      kind === "bot"
+        ? // One simulated user presses far faster than a person: no flood limit here.
+          { ...base, BOT_TOKEN: BOT, LOG_LEVEL: "warn", FLOOD_LIMIT: "1000", ...env }
+        : { ...base, BOT_TOKEN: FLOOR, ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   children.add(child);
   child.once("exit", () => children.delete(child));
   return child;
@@ -165,29 +167,63 @@ function botIdOf(token: string): number {
   return Number(token.split(":")[0]);
 }
 
-/** From spawn to the first getUpdates the emulator receives from that bot. */
-async function startupMs(kind: "bot" | "floor"): Promise<number> {
-  const token = kind === "bot" ? BOT : FLOOR;
-  const id = botIdOf(token);
-  const seen = emulator.calls("getUpdates").length;
-  const own = testRedis("bench-start");
-  const began = Date.now();
-  const child = start(kind, { TELEGRAM_POLL_TIMEOUT_SECONDS: "0", REDIS_KEY_PREFIX: own.prefix });
-  let first: number | undefined;
-  while (first === undefined) {
-    first = emulator
+/** When the emulator received the first getUpdates from this bot after the `seen`th call. */
+async function firstPollAt(child: ChildProcess, kind: "bot" | "floor", seen: number) {
+  const id = botIdOf(kind === "bot" ? BOT : FLOOR);
+  for (;;) {
+    const first = emulator
       .calls("getUpdates")
       .slice(seen)
       .find((call) => call.botId === id)
       ?.time.getTime();
-    if (first === undefined) {
-      if (child.exitCode !== null) throw new Error(`the ${kind} exited before it polled`);
-      await sleep(2);
-    }
+    if (first !== undefined) return first;
+    if (child.exitCode !== null) throw new Error(`the ${kind} exited before it polled`);
+    await sleep(2);
   }
+}
+
+/** From spawn to the first getUpdates the emulator receives from that bot. */
+async function startupMs(kind: "bot" | "floor"): Promise<number> {
+  const seen = emulator.calls("getUpdates").length;
+  const own = testRedis("bench-start");
+  const began = Date.now();
+  const child = start(kind, { TELEGRAM_POLL_TIMEOUT_SECONDS: "0", REDIS_KEY_PREFIX: own.prefix });
+  const first = await firstPollAt(child, kind, seen);
   await stop(child);
   await own.cleanup();
   return first - began;
+}
+
+/**
+ * The bot killed (SIGKILL) while it polls, and started again on the same machine: from the new
+ * spawn to its first getUpdates. The dead process's polling turn is still in Redis.
+ */
+async function restartAfterCrashMs(): Promise<number> {
+  const own = testRedis("bench-restart");
+  const env = { TELEGRAM_POLL_TIMEOUT_SECONDS: "0", REDIS_KEY_PREFIX: own.prefix };
+  const crashed = start("bot", env);
+  await firstPollAt(crashed, "bot", emulator.calls("getUpdates").length);
+  const dead = once(crashed, "exit");
+  crashed.kill("SIGKILL");
+  await dead;
+  const seen = emulator.calls("getUpdates").length;
+  const began = Date.now();
+  const restarted = start("bot", env);
+  const first = await firstPollAt(restarted, "bot", seen);
+  await stop(restarted);
+  await own.cleanup();
+  return first - began;
+}
+
+/** The memory settings a process runs with, read from its environment in /proc. */
+function settingsOf(pid: number): string {
+  const environment = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+  const value = (name: string) =>
+    environment.find((entry) => entry.startsWith(`${name}=`))?.slice(name.length + 1);
+  const set = ["NODE_OPTIONS", "MALLOC_ARENA_MAX"]
+    .filter((name) => value(name))
+    .map((name) => `\`${name}=${value(name)}\``);
+  return set.length > 0 ? set.join(", ") : "none (Node's defaults)";
 }
 
 /**
@@ -272,6 +308,11 @@ async function main() {
   console.log(
     `start to first getUpdates: floor ${median(starts.floor)} ms, bot ${median(starts.bot)} ms`,
   );
+  const restarts: number[] = [];
+  for (let i = 0; i < sizes.starts; i++) restarts.push(await restartAfterCrashMs());
+  if (restarts.length > 0) {
+    console.log(`restart after a crash to first getUpdates: bot ${median(restarts)} ms`);
+  }
 
   const idle = { bot: [] as number[], floor: [] as number[] };
   for (let i = 0; i < sizes.idleStarts; i++) {
@@ -377,18 +418,37 @@ async function main() {
   const reached: { users: number; rss: number; hwm: number; heapNote: string }[] = [];
   let done = 0;
   let next = 1_000_000;
-  for (const target of sizes.users) {
-    const batch = 50;
-    while (done < target) {
-      const count = Math.min(batch, target - done);
-      await Promise.all(Array.from({ length: count }, () => onBouquetList(next++)));
-      done += count;
+  /** Brings `count` new users to the bouquet list, 50 at a time. */
+  const bringUsers = async (count: number) => {
+    for (let brought = 0; brought < count; brought += 50) {
+      const batch = Math.min(50, count - brought);
+      await Promise.all(Array.from({ length: batch }, () => onBouquetList(next++)));
     }
+  };
+  for (const target of sizes.users) {
+    await bringUsers(target - done);
+    done = target;
     const mem = memory(bot.pid as number);
     reached.push({ users: target, rss: mem.rss, hwm: mem.hwm, heapNote: "" });
     console.log(
       `after ${target} users on the bouquet list: RSS ${mem.rss.toFixed(1)} MB, peak ${mem.hwm.toFixed(1)} MB`,
     );
+  }
+  const settings = settingsOf(bot.pid as number);
+  await Promise.all([stop(bot), stop(floor)]);
+
+  // What the settings are for: the largest milestone again, on a bot started by `node` alone.
+  let bare: { users: number; rss: number; hwm: number; settings: string } | undefined;
+  const largest = sizes.users.at(-1);
+  if (!QUICK && largest !== undefined) {
+    const own = testRedis("bench-bare");
+    const plain = start("bot", { REDIS_KEY_PREFIX: own.prefix }, { bare: true });
+    await bringUsers(largest);
+    const mem = memory(plain.pid as number);
+    bare = { users: largest, ...mem, settings: settingsOf(plain.pid as number) };
+    console.log(`the same without bin/start's settings: RSS ${mem.rss.toFixed(1)} MB`);
+    await stop(plain);
+    await own.cleanup();
   }
 
   const figures = {
@@ -396,6 +456,9 @@ async function main() {
     firstDraws: sizes.firstDraws,
     idleStarts: sizes.idleStarts,
     startup: { floor: median(starts.floor), bot: median(starts.bot) },
+    restart: median(restarts),
+    settings,
+    bare,
     single: quantiles(sides, "latencies"),
     firstDraw: quantiles(sides, "firstDraws"),
     crowd: quantiles(sides, "crowd"),
@@ -410,7 +473,6 @@ async function main() {
     reached,
   };
   report(figures);
-  await Promise.all([stop(bot), stop(floor)]);
 }
 
 type Quantiles = { p50: number; p99: number };
@@ -428,6 +490,11 @@ type Figures = {
   firstDraws: number;
   idleStarts: number;
   startup: { floor: number; bot: number };
+  /** Spawn to first getUpdates of a bot started again after a SIGKILL, on the same machine. */
+  restart: number;
+  /** The memory settings every figure ran with, but `bare`. */
+  settings: string;
+  bare: { users: number; rss: number; hwm: number; settings: string } | undefined;
   single: Record<"floor" | "bot", Quantiles>;
   firstDraw: Record<"floor" | "bot", Quantiles>;
   crowd: Record<"floor" | "bot", Quantiles>;
@@ -503,6 +570,18 @@ function report(f: Figures): void {
       r.users >= 10_000 ? "≤ 150 MB" : "",
       r.users >= 10_000 ? verdict(r.hwm <= 150) : "",
     ]),
+    ...(f.bare
+      ? [
+          [
+            `the same, the bot started by \`node dist/main.js\` alone (settings: ${f.bare.settings})`,
+            "—",
+            `${f.bare.rss.toFixed(1)} MB (peak ${f.bare.hwm.toFixed(1)})`,
+            "—",
+            "— (why bin/start)",
+            "",
+          ],
+        ]
+      : []),
     [
       "start to first getUpdates",
       `${f.startup.floor.toFixed(0)} ms`,
@@ -511,18 +590,29 @@ function report(f: Figures): void {
       "≤ 2.5×",
       verdict(f.startup.bot <= 2.5 * f.startup.floor),
     ],
+    [
+      "restart after a crash (SIGKILL, started again on the same machine) to first getUpdates",
+      `${f.startup.floor.toFixed(0)} ms (its start)`,
+      `${f.restart.toFixed(0)} ms`,
+      x(f.restart, f.startup.floor),
+      "≤ 2 s",
+      verdict(f.restart <= 2_000),
+    ],
   ];
   const table = [
-    "| measure (node dist/main.js) | bare grammY | this bot | ratio | target | |",
+    "| measure (bin/start: node dist/main.js) | bare grammY | this bot | ratio | target | |",
     "|---|---|---|---|---|---|",
     ...rows.map((row) => `| ${row.join(" | ")} |`),
   ].join("\n");
-  console.log(`\n${table}\n`);
+  const settings = `Memory settings of both bots, read from their processes: ${f.settings}${
+    f.bare ? `; the row "started by \`node dist/main.js\` alone": ${f.bare.settings}` : ""
+  }.`;
+  console.log(`\n${table}\n\n${settings}\n`);
   if (QUICK) return;
   const date = new Date().toISOString().slice(0, 10);
   const text = `# Speed and memory against a bare grammY bot
 
-\`npm run bench\` (\`bench/ratio.ts\`) runs the bot (\`node dist/main.js\`) and the floor, a bare
+\`npm run bench\` (\`bench/ratio.ts\`) runs the bot (\`bin/start\`: \`node dist/main.js\`) and the floor, a bare
 grammY bot with the runner and one handler that answers the tap and edits the message
 (\`bench/floor-bot.mjs\`), against the same Telegram emulator and Redis, in one run with
 interleaved rounds. The bot runs as production runs: its ledger on a PostgreSQL server
@@ -543,13 +633,14 @@ Run on ${date}, ${f.machine}.
 
 ${table}
 
-Both bots run with the image's memory settings, read from the Dockerfile's \`ENV\` lines
-(\`NODE_OPTIONS\`, \`MALLOC_ARENA_MAX\`). MONITOR is on only while Redis commands are counted,
-never while latency is measured (it slows Redis down for the bot alone).
+${settings} Both bots start through \`bin/start\`, as production does (the image's CMD,
+\`npm run start:prod\`), which sets them; one row shows the same bot started by \`node\` alone.
+MONITOR is on only while Redis commands are counted, never while latency is measured (it slows
+Redis down for the bot alone).
 
 Figures move from run to run and from day to day on the same kind of machine (2 shared cores,
 three busy processes): on 2026-11-23 the floor's page turn took from 1.2 to 5.4 ms within one
-hour, and four full runs of this build and the one before it gave 1.21–1.45× for one user,
+hour, and four full runs of that day's build and the one before it gave 1.21–1.45× for one user,
 1.41–1.50× for the turns that draw their page (three runs) and 1.52–1.95× for 50 users; quick
 runs (20 drawing turns, 10 rounds of 50) move more. A ratio is compared within one run, never
 across runs.
@@ -564,7 +655,7 @@ across runs.
 | CPU per page turn | 2.6× | ${x(f.cpu.bot, f.cpu.floor)} | the same |
 | Redis commands per page turn | 3 in 3 round trips | ${f.redis.toFixed(2)}, of which one on the tap's path | the update gate's two scripts; the way out is not awaited |
 | session per user | 10.3 KB | ${(f.sessionBytes / 1024).toFixed(2)} KB | the position only; the listing is kept beside it under its own key |
-| RSS idle | 109 MB | ${f.idle.bot.median.toFixed(1)} MB | one esbuild bundle instead of ~300 modules; no Deno shim (Fluent used directly instead of @grammyjs/i18n); node:http instead of undici for the provider (undici's WebAssembly parser alone took 10 MB); BullMQ loaded only for a broadcast; two malloc arenas; the bundle kept ASCII (V8 stores a source with one emoji in a doc comment at two bytes per character: 3 MB), without esbuild's keepNames (4 MB), comments or indentation (1.4 MB), and without whatwg-url (issue #21, 4 MB) |
+| RSS idle | 109 MB | ${f.idle.bot.median.toFixed(1)} MB | one esbuild bundle instead of ~300 modules; no Deno shim (Fluent used directly instead of @grammyjs/i18n); of undici (every outbound call, issue #22), its pool and \`request\` only, without HTTP/2, its WebAssembly parser compiled by V8's baseline compiler (the optimizing one left 9 MB behind); zod in English only; BullMQ loaded only for a broadcast; two malloc arenas; the bundle kept ASCII (V8 stores a source with one emoji in a doc comment at two bytes per character: 3 MB), without esbuild's keepNames (4 MB), comments or indentation (1.4 MB), and without whatwg-url (issue #21, 4 MB) |
 | RSS after 10,000 users | 261–274 MB | ${f.reached.at(-1)?.rss.toFixed(1) ?? "—"} MB | the listing out of the session; a 96 MB old generation |
 | start to first getUpdates | 4.2× | ${x(f.startup.bot, f.startup.floor)} | the bundle; Redis and getMe at the same time; command menus set in the background; BullMQ and the provider's HTTP client loaded on first use |
 

@@ -3,6 +3,7 @@
 
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
+import { getHeapStatistics } from "node:v8";
 import { Api } from "grammy";
 import type { Redis } from "ioredis";
 import { HttpServer } from "./adapters/http/server.js";
@@ -482,7 +483,15 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       queue.start();
       started = true;
       const mode = webhook ? "webhook" : "long polling";
-      const facts = { username: bot.botInfo.username, mode, port: http?.port, pid: process.pid };
+      // The heap limit tells whether the production memory settings apply (bin/start).
+      const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+      const facts = {
+        username: bot.botInfo.username,
+        mode,
+        port: http?.port,
+        pid: process.pid,
+        heapLimitMb,
+      };
       logger.info(facts, "bot started");
     },
     stop() {

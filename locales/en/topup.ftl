@@ -46,13 +46,9 @@ service-iptv = IPTV
 status-active = active
 status-inactive = inactive
 choose-connection = Which connection do you want to renew?
+choose-connection-paged = Which connection do you want to renew? (page { $page } of { $pages })
 inactive-can-renew = Inactive connections can be renewed too: a top-up reactivates them.
 hint-use-buttons = Please tap one of the buttons above, or /cancel.
-connections-more =
-    { $count ->
-        [one] …and { $count } more connection: send its set-top-box number or username to choose it.
-       *[other] …and { $count } more connections: send the set-top-box number or username of the one you want.
-    }
 
 ## Step 3: what to buy
 
@@ -81,7 +77,8 @@ filter-half-yearly = Half-yearly
 filter-yearly = Yearly
 filter-addon = Add-ons
 filter-other = Other
-list-title = <b>{ $filter }</b> packages · page { $page } of { $pages }
+list-title = <b>{ $filter }</b> packages
+list-title-paged = <b>{ $filter }</b> packages · page { $page } of { $pages }
 page-indicator = { $page }/{ $pages }
 button-prev = ‹ Prev
 button-next = Next ›

@@ -46,13 +46,9 @@ service-iptv = आईपीटिभी
 status-active = सक्रिय
 status-inactive = निष्क्रिय
 choose-connection = कुन जडान नवीकरण गर्ने?
+choose-connection-paged = कुन जडान नवीकरण गर्ने? (पृष्ठ { $page } / { $pages })
 inactive-can-renew = निष्क्रिय जडान पनि नवीकरण गर्न सकिन्छ: रिचार्जले त्यसलाई फेरि सक्रिय बनाउँछ।
 hint-use-buttons = कृपया माथिको कुनै बटन थिच्नुहोस्, वा /cancel।
-connections-more =
-    { $count ->
-        [one] …र थप { $count } जडान: त्यो छान्न त्यसको सेट-टप-बक्स नम्बर वा प्रयोगकर्ता नाम पठाउनुहोस्।
-       *[other] …र थप { $count } जडानहरू: चाहिएको जडानको सेट-टप-बक्स नम्बर वा प्रयोगकर्ता नाम पठाउनुहोस्।
-    }
 
 ## Step 3: what to buy
 
@@ -73,7 +69,8 @@ filter-half-yearly = अर्धवार्षिक
 filter-yearly = वार्षिक
 filter-addon = एड-अन
 filter-other = अन्य
-list-title = <b>{ $filter }</b> प्याकेजहरू · पृष्ठ { $page } / { $pages }
+list-title = <b>{ $filter }</b> प्याकेजहरू
+list-title-paged = <b>{ $filter }</b> प्याकेजहरू · पृष्ठ { $page } / { $pages }
 page-indicator = { $page }/{ $pages }
 button-prev = ‹ अघिल्लो
 button-next = अर्को ›

@@ -86,6 +86,18 @@ describe.each(VARIANTS)("the top-up journey on %s, a %s provider", (version, pro
     expect(topup?.udf1 === undefined).toBe(version === "v1.0.0");
   });
 
+  it("names no page on a list that fits one, and shows no page controls", async () => {
+    const user = newUser();
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+    const list = await expectReply(user, () => user.press("Quarterly"), "Quarterly packages");
+    expect(list.text).not.toMatch(/page|\d+\/\d+/i);
+    const buttons = buttonsOf(user, list);
+    const bouquets = buttons.filter((label) => label.includes("NPR"));
+    expect(bouquets.length).toBeGreaterThan(0);
+    expect(bouquets.length).toBeLessThanOrEqual(8);
+    expect(buttons).toEqual([...bouquets, "Back"]);
+  });
+
   it("renews an internet plan after an unknown code, nonsense and a stranger's contact", async () => {
     const user = newUser();
     await expectReply(user, () => user.sendText("/topup"), "Whose package");

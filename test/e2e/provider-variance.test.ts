@@ -103,7 +103,7 @@ describe.each(["v1.0.1", "v1.0.0"] as const)(
 
       const other = newUser();
       await expectReply(other, () => other.sendText("/topup 1000001"), "Choose a package");
-      const monthly = await expectReply(other, () => other.press("Monthly"), /page 1 of/);
+      const monthly = await expectReply(other, () => other.press("Monthly"), "Monthly packages");
       expect(buttonsOf(other, monthly).some((label) => label.startsWith("Silver ("))).toBe(false);
     });
 
@@ -126,7 +126,7 @@ describe.each(["v1.0.1", "v1.0.0"] as const)(
       expect(Array.from(menu.text ?? "").length).toBeLessThanOrEqual(4096);
     });
 
-    it("thirty connections: twenty buttons, the rest counted and chosen by typing one", async () => {
+    it("forty-five connections: paged as bouquets are, the fortieth reached by taps", async () => {
       stack.sandbox.setFault("get-customer-information", {
         kind: "transform",
         transform: (response) => {
@@ -134,9 +134,9 @@ describe.each(["v1.0.1", "v1.0.0"] as const)(
           const lists = (version === "v1.0.1" ? body.customer?.connections : body.connection) as {
             tv: { stb: string; status: string }[];
           };
-          // The sandbox knows only the last one, 8000000011.
-          lists.tv = Array.from({ length: 30 }, (_, i) => ({
-            stb: i === 29 ? "8000000011" : `70000000${String(i).padStart(2, "0")}`,
+          // The sandbox knows only the fortieth, 8000000011.
+          lists.tv = Array.from({ length: 45 }, (_, i) => ({
+            stb: i === 39 ? "8000000011" : `70000000${String(i).padStart(2, "0")}`,
             status: "active",
           }));
           return response;
@@ -148,10 +148,28 @@ describe.each(["v1.0.1", "v1.0.0"] as const)(
         () => user.sendText("/topup 1000001"),
         "Which connection",
       );
-      expect(buttonsOf(user, choice)).toHaveLength(20);
-      expect(choice.text).toContain("…and 10 more connections");
-      expect(buttonsOf(user, choice).some((label) => label.includes("8000000011"))).toBe(false);
-      await expectReply(user, () => user.sendText("8000000011"), "Choose a package");
+      expect(choice.text).toContain("page 1 of 6");
+      const connections = (labels: string[]) => labels.filter((label) => label.startsWith("TV"));
+      expect(connections(buttonsOf(user, choice))).toHaveLength(8);
+      expect(buttonsOf(user, choice)).toEqual(expect.arrayContaining(["‹ Prev", "1/6", "Next ›"]));
+      const answered = () => stack.emulator.calls("answerCallbackQuery").length;
+      const answeredBefore = answered();
+      // Prev on the first page and the page indicator change nothing.
+      user.press("‹ Prev");
+      user.press("1/6");
+      for (let page = 2; page <= 5; page++) {
+        const shown = await expectReply(user, () => user.press("Next ›"), `page ${page} of 6`);
+        expect(shown.message_id).toBe(choice.message_id);
+      }
+      const fifth = connections(buttonsOf(user));
+      expect(fifth).toHaveLength(8);
+      expect(fifth.at(-1)).toContain("8000000011");
+      await expectReply(user, () => user.press(/8000000011/), "Choose a package");
+      // The list, turned in place, now names the connection chosen.
+      const prompt = user.messages().find((m) => m.message_id === choice.message_id);
+      expect(prompt?.text).toContain("8000000011");
+      // Every tap was answered, once: Prev, the indicator, four Nexts and the connection.
+      expect(answered() - answeredBefore).toBe(7);
     });
 
     it.each([

@@ -73,10 +73,12 @@ describe("the Dockerfile", () => {
     expect(argsOf(build, "RUN")).toContain("npm run build");
   });
 
-  it("runs node dist/main.js under tini as the unprivileged node user, never npm", () => {
+  it("runs bin/start (node dist/main.js) under tini as the unprivileged node user, never npm", () => {
     expect(argsOf(runtime, "USER").at(-1)).toBe("node");
     expect(argsOf(runtime, "ENTRYPOINT")).toEqual(['["/usr/bin/tini", "--"]']);
-    expect(argsOf(runtime, "CMD")).toEqual(['["node", "dist/main.js"]']);
+    expect(argsOf(runtime, "CMD")).toEqual(['["bin/start"]']);
+    // The memory settings live in bin/start alone, which every production start goes through.
+    expect(argsOf(runtime, "ENV").join(" ")).not.toMatch(/NODE_OPTIONS|MALLOC_ARENA_MAX/);
     expect(argsOf(runtime, "RUN").join("\n")).toMatch(/apt-get install .*\btini\b/);
     expect(argsOf(runtime, "ENV").join(" ")).toMatch(/\bNODE_ENV=production\b/);
     expect(argsOf(runtime, "EXPOSE")).toEqual(["8080"]);
@@ -97,6 +99,7 @@ describe("the Dockerfile", () => {
       { from: undefined, sources: ["package.json", "package-lock.json"] },
       { from: "build", sources: ["/app/dist"] },
       { from: undefined, sources: ["locales"] },
+      { from: undefined, sources: ["bin"] },
     ]);
     expect(argsOf(runtime, "ADD")).toEqual([]);
   });
@@ -152,8 +155,9 @@ describe("the build context (.dockerignore)", () => {
     }
   });
 
-  it("keeps what the stages copy: package files, sources, locales, tools", () => {
+  it("keeps what the stages copy: package files, sources, locales, bin, tools", () => {
     for (const path of [
+      "bin/start",
       "package.json",
       "package-lock.json",
       "tsconfig.json",

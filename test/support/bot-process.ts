@@ -27,10 +27,10 @@ export interface ProcessStack {
   databaseUrl: string;
   /**
    * Starts one bot process with these variables on top of the stack's own: `node` on
-   * src/main.ts, or `npm start` in a process group of its own (signals then go to the group,
-   * as a terminal's Ctrl-C or a supervisor's stop do).
+   * src/main.ts, or an npm script (`npm start`, `npm run dev`) in a process group of its own,
+   * so that a test can signal npm alone or the whole group, as a terminal's Ctrl-C does.
    */
-  startBot(env?: Record<string, string>, how?: { viaNpm?: boolean }): BotProcess;
+  startBot(env?: Record<string, string>, how?: { npm?: "start" | "dev" }): BotProcess;
   /** Kills every bot process still running, then closes the rest. */
   stop(): Promise<void>;
 }
@@ -86,8 +86,8 @@ export async function startProcessStack(
     databaseUrl,
     startBot(env = {}, how = {}) {
       // TEST_BOT_BUNDLE=1: the process tests run what ships, dist/main.js (`npm run build` first).
-      const [command, args] = how.viaNpm
-        ? ["npm", ["start", "--silent"]]
+      const [command, args] = how.npm
+        ? ["npm", ["run", how.npm, "--silent"]]
         : process.env.TEST_BOT_BUNDLE
           ? [process.execPath, ["dist/main.js"]]
           : [process.execPath, ["--import", "tsx", "src/main.ts"]];
@@ -102,7 +102,7 @@ export async function startProcessStack(
           ...env,
         },
         stdio: ["ignore", "pipe", "pipe"],
-        detached: how.viaNpm === true,
+        detached: how.npm !== undefined,
       });
       processes.push(child);
       let output = "";

@@ -66,7 +66,7 @@ describe("Translator", () => {
       expect(translator.t("fr", "button-next")).toBe("Next ›");
     }
     const page = (n: number) =>
-      translator.t("en", "list-title", { filter: "x", page: n, pages: 5 });
+      translator.t("en", "list-title-paged", { filter: "x", page: n, pages: 5 });
     expect(page(1)).toContain("page 1 of 5");
     expect(page(2)).toContain("page 2 of 5");
   });

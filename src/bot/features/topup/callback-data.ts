@@ -16,6 +16,8 @@ export type MenuAction =
 export type TopupButton =
   | { kind: "menu"; journeyId: string; action: MenuAction }
   | { kind: "connection"; journeyId: string; index: number }
+  /** A page of the connections to choose from (Prev, Next, and the page indicator). */
+  | { kind: "connections"; journeyId: string; page: number }
   /** Under an outcome: start again, say goodbye, or try a not-charged top-up again. */
   | { kind: "another" }
   | { kind: "done" }
@@ -86,6 +88,11 @@ function decode(parts: readonly string[]): TopupButton | null {
   if (op === "k") {
     return index !== null && fourth === undefined ? { kind: "connection", journeyId, index } : null;
   }
+  if (op === "p") {
+    return index !== null && fourth === undefined
+      ? { kind: "connections", journeyId, page: index }
+      : null;
+  }
   if (op === "b") {
     return index !== null && fourth === undefined
       ? { kind: "menu", journeyId, action: { op: "pick", bouquet: index } }
@@ -115,6 +122,8 @@ export const topupButtons = callbackCodec<TopupButton>(
         return menuParts(button.journeyId, button.action);
       case "connection":
         return ["k", button.journeyId, button.index];
+      case "connections":
+        return ["p", button.journeyId, button.page];
       case "another":
         return ["a"];
       case "done":

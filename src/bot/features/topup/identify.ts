@@ -30,9 +30,12 @@ type Lookup =
   | Failure;
 type Loaded = { kind: "loaded"; journey: Journey } | Failure;
 
-const isConnectionButton = (data: string) => topupButtons.decode(data)?.kind === "connection";
+const isConnectionButton = (data: string) => {
+  const kind = topupButtons.decode(data)?.kind;
+  return kind === "connection" || kind === "connections";
+};
 
-/** A connection by the id typed instead of tapped (lists longer than the buttons shown). */
+/** A connection by the id typed instead of tapped. */
 const typedConnection = (connections: Connection[], text: string | undefined) =>
   connections.find((c) => c.id.toLowerCase() === text?.trim().toLowerCase());
 
@@ -169,19 +172,31 @@ export function createIdentify(deps: BotDeps) {
     const named = typedConnection(info.connections, lookedUp);
     let connection = named ?? (info.connections[0] as Connection);
     if (!named && info.connections.length > 1) {
-      const choice = connectionChoice(journeyId, info.connections, t);
+      const connections = info.connections;
+      const choice = connectionChoice(journeyId, connections, 0, t);
       const prompt = await current.reply(choice.text, { reply_markup: choice.keyboard });
+      let shownPage = 0;
       for (;;) {
         const pick = await next(isConnectionButton);
-        const typed = typedConnection(info.connections, pick.message?.text);
+        const typed = typedConnection(connections, pick.message?.text);
         if (!pick.callbackQuery && !typed) {
           await pick.reply(t("hint-use-buttons"));
           continue;
         }
         const button = topupButtons.decode(pick.callbackQuery?.data ?? "");
+        if (button?.kind === "connections" && button.journeyId === journeyId) {
+          await pick.answerCallbackQuery();
+          const page = connectionChoice(journeyId, connections, button.page, t);
+          if (page.page === shownPage) continue;
+          await pick.api.editMessageText(prompt.chat.id, prompt.message_id, page.text, {
+            reply_markup: page.keyboard,
+          });
+          shownPage = page.page;
+          continue;
+        }
         const tapped =
           button?.kind === "connection" && button.journeyId === journeyId
-            ? info.connections[button.index]
+            ? connections[button.index]
             : undefined;
         const chosen = typed ?? tapped;
         if (!chosen) {

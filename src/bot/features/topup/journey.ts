@@ -115,10 +115,15 @@ export function pageOf(journey: Journey, filter: BouquetFilter, page: number): P
     .filter(({ bouquet }) => filterOf(bouquet) === filter)
     .sort((a, b) => Number(renewing.has(b.index)) - Number(renewing.has(a.index)))
     .map(({ index }) => index);
-  const pages = Math.max(1, Math.ceil(indices.length / PAGE_SIZE));
+  return paged(indices, page);
+}
+
+/** One page of a list of PAGE_SIZE items; the page number is clamped. */
+export function paged(items: number[], page: number): Page {
+  const pages = Math.max(1, Math.ceil(items.length / PAGE_SIZE));
   const current = Math.min(Math.max(0, page), pages - 1);
   return {
-    items: indices.slice(current * PAGE_SIZE, (current + 1) * PAGE_SIZE),
+    items: items.slice(current * PAGE_SIZE, (current + 1) * PAGE_SIZE),
     page: current,
     pages,
   };

@@ -18,7 +18,7 @@ import {
 } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { type MenuAction, menuButton, topupButtons } from "./callback-data.js";
-import { type Journey, pageOf, renewals } from "./journey.js";
+import { type Journey, paged, pageOf, renewals } from "./journey.js";
 
 export interface View {
   text: string;
@@ -31,8 +31,6 @@ const NAME_LENGTH = 60;
 const ID_LENGTH = 64;
 /** Subscriptions listed on the overview; the rest are counted. */
 const SUBSCRIPTIONS_SHOWN = 10;
-/** Connections offered as buttons; the others can be typed. */
-const CONNECTIONS_SHOWN = 20;
 
 /** First name and the initial of the last name: anyone who knows a number can look one up. */
 function shortName(customer: Customer): string {
@@ -56,17 +54,50 @@ export function connectionLine(connection: Connection, t: Translate): string {
   return escapeHtml(shownConnection(connection, t));
 }
 
-export function connectionChoice(journeyId: string, connections: Connection[], t: Translate): View {
+/** The connections to choose from, a page of them at a time (an id can be typed too). */
+export function connectionChoice(
+  journeyId: string,
+  connections: Connection[],
+  requestedPage: number,
+  t: Translate,
+): View & { page: number } {
+  const { items, page, pages } = paged(
+    connections.map((_, index) => index),
+    requestedPage,
+  );
   const keyboard = new InlineKeyboard();
-  connections.slice(0, CONNECTIONS_SHOWN).forEach((connection, index) => {
+  for (const index of items) {
+    const connection = connections[index] as Connection;
     const data = topupButtons.encode({ kind: "connection", journeyId, index });
     keyboard.text(shownConnection(connection, t), data).row();
-  });
-  const lines = [t("choose-connection")];
+  }
+  const go = (target: number) =>
+    topupButtons.encode({ kind: "connections", journeyId, page: target });
+  pageControls(keyboard, page, pages, go, t);
+  const lines = [
+    pages > 1 ? t("choose-connection-paged", { page: page + 1, pages }) : t("choose-connection"),
+  ];
   if (connections.some((c) => c.status !== "active")) lines.push(t("inactive-can-renew"));
-  const hidden = connections.length - CONNECTIONS_SHOWN;
-  if (hidden > 0) lines.push(t("connections-more", { count: hidden }));
-  return { text: lines.join("\n"), keyboard };
+  return { text: lines.join("\n"), keyboard, page };
+}
+
+/**
+ * ‹ Prev · n/N · Next › under a list of more than one page. A button that leads nowhere (Prev
+ * on the first page, the indicator, Next on the last) asks `go` for the page shown.
+ */
+function pageControls(
+  keyboard: InlineKeyboard,
+  page: number,
+  pages: number,
+  go: (page: number) => string,
+  t: Translate,
+): void {
+  if (pages <= 1) return;
+  keyboard
+    .text(t("button-prev"), go(Math.max(0, page - 1)))
+    .text(t("page-indicator", { page: page + 1, pages }), go(page))
+    .text(t("button-next"), go(Math.min(pages - 1, page + 1)))
+    .row();
 }
 
 function header(journey: Journey, t: Translate): string {
@@ -176,23 +207,18 @@ export function listView(
 ): View {
   const { items, page, pages } = pageOf(journey, filter, requestedPage);
   const renewing = new Set(renewals(journey));
+  const title = { filter: t(`filter-${filter}`), page: page + 1, pages };
   const text = [
     header(journey, t),
     "",
-    t("list-title", { filter: t(`filter-${filter}`), page: page + 1, pages }),
+    t(pages > 1 ? "list-title-paged" : "list-title", title),
   ].join("\n");
   const keyboard = bouquetButtons(journey, items, renewing, t, fmt);
-  const go = (target: number) => menuButton(journey.id, { op: "list", filter, page: target });
-  if (pages > 1) {
-    keyboard
-      .text(t("button-prev"), page > 0 ? go(page - 1) : menuButton(journey.id, { op: "noop" }))
-      .text(t("page-indicator", { page: page + 1, pages }), menuButton(journey.id, { op: "noop" }))
-      .text(
-        t("button-next"),
-        page < pages - 1 ? go(page + 1) : menuButton(journey.id, { op: "noop" }),
-      )
-      .row();
-  }
+  const go = (target: number) =>
+    target === page
+      ? menuButton(journey.id, { op: "noop" })
+      : menuButton(journey.id, { op: "list", filter, page: target });
+  pageControls(keyboard, page, pages, go, t);
   keyboard.text(t("button-back"), menuButton(journey.id, { op: "overview" }));
   return { text, keyboard };
 }
