@@ -226,24 +226,35 @@ function settingsOf(pid: number): string {
   return set.length > 0 ? set.join(", ") : "none (Node's defaults)";
 }
 
+/** When V8's memory reducer has run in an idle process: it starts 8 s after the last full GC. */
+const SETTLED_MS = 12_000;
+
 /**
  * VmRSS of a newly started bot or floor, 2 s after one user reached the page they turn. It
  * moves by 3 to 5 MB from start to start (where glibc's heap happens to end up), so it is
- * read over several starts.
+ * read over several starts. With `settled`, it is read again SETTLED_MS after that page, once
+ * V8 has given back what the start-up left in its heap.
  */
 async function idleRss(
   kind: "bot" | "floor",
   userId: number,
   env: Record<string, string> = {},
-): Promise<number> {
+  settled = false,
+): Promise<{ rss: number; settled?: number }> {
   const own = testRedis("bench-idle");
   const child = start(kind, { REDIS_KEY_PREFIX: own.prefix, ...env });
   await (kind === "bot" ? onBouquetList(userId) : onFloorPage(userId));
+  const reachedAt = performance.now();
   await sleep(2_000);
   const { rss } = memory(child.pid as number);
+  let later: number | undefined;
+  if (settled) {
+    await sleep(SETTLED_MS - (performance.now() - reachedAt));
+    later = memory(child.pid as number).rss;
+  }
   await stop(child);
   await own.cleanup();
-  return rss;
+  return { rss, settled: later };
 }
 
 const botUser = (id: number) =>
@@ -315,13 +326,21 @@ async function main() {
   }
 
   const idle = { bot: [] as number[], floor: [] as number[] };
+  const settled = { bot: [] as number[], floor: [] as number[] };
   for (let i = 0; i < sizes.idleStarts; i++) {
-    idle.floor.push(await idleRss("floor", 930_000 + i));
-    idle.bot.push(await idleRss("bot", 830_000 + i));
+    for (const [kind, userId] of [
+      ["floor", 930_000 + i],
+      ["bot", 830_000 + i],
+    ] as const) {
+      const read = await idleRss(kind, userId, {}, true);
+      idle[kind].push(read.rss);
+      settled[kind].push(read.settled as number);
+    }
   }
   const range = (values: number[]) =>
     `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
   console.log(`RSS idle: floor ${range(idle.floor)} MB, bot ${range(idle.bot)} MB`);
+  console.log(`RSS settled: floor ${range(settled.floor)} MB, bot ${range(settled.bot)} MB`);
   if (IDLE_ONLY) {
     console.log(`RSS idle medians: floor ${median(idle.floor)} MB, bot ${median(idle.bot)} MB`);
     return;
@@ -330,7 +349,8 @@ async function main() {
   const embedded: number[] = [];
   for (let i = 0; i < Math.min(2, sizes.idleStarts); i++) {
     const dataDir = mkdtempSync(join(tmpdir(), "bench-ledger-"));
-    embedded.push(await idleRss("bot", 840_000 + i, { DATABASE_URL: "", DATA_DIR: dataDir }));
+    const read = await idleRss("bot", 840_000 + i, { DATABASE_URL: "", DATA_DIR: dataDir });
+    embedded.push(read.rss);
     rmSync(dataDir, { recursive: true, force: true });
   }
   console.log(`RSS idle with the embedded ledger: bot ${range(embedded)} MB`);
@@ -469,6 +489,10 @@ async function main() {
       floor: { median: median(idle.floor), range: range(idle.floor) },
       bot: { median: median(idle.bot), range: range(idle.bot) },
     },
+    settled: {
+      floor: { median: median(settled.floor), range: range(settled.floor) },
+      bot: { median: median(settled.bot), range: range(settled.bot) },
+    },
     embedded: { median: median(embedded), range: range(embedded) },
     reached,
   };
@@ -502,6 +526,7 @@ type Figures = {
   redis: number;
   sessionBytes: number;
   idle: Record<"floor" | "bot", { median: number; range: string }>;
+  settled: Record<"floor" | "bot", { median: number; range: string }>;
   embedded: { median: number; range: string };
   reached: { users: number; rss: number; hwm: number }[];
 };
@@ -553,6 +578,14 @@ function report(f: Figures): void {
       x(f.idle.bot.median, f.idle.floor.median),
       "≤ 80 MB",
       verdict(f.idle.bot.median <= 80),
+    ],
+    [
+      `the same ${SETTLED_MS / 1000} s after the page, once V8's memory reducer has run`,
+      `${f.settled.floor.median.toFixed(1)} MB`,
+      `${f.settled.bot.median.toFixed(1)} MB (${f.settled.bot.range})`,
+      x(f.settled.bot.median, f.settled.floor.median),
+      "—",
+      "",
     ],
     [
       "RSS idle, embedded ledger (PGlite, no DATABASE_URL: one instance only)",
@@ -622,7 +655,10 @@ utime+stime from \`/proc\` over the presses; Redis commands are what the bot sen
 \`MONITOR\` (a script is one command; what it runs inside Redis is not counted), less the bot's
 idle rate; memory is VmRSS (and VmHWM, the peak) of the bot's own process. RSS idle is read
 2 s after one user reached the page they turn, on ${f.idleStarts} fresh starts of each bot: the
-median, and the range in brackets (it moves by 3 to 5 MB from start to start).
+median, and the range in brackets (it moves by 3 to 5 MB from start to start). The same starts
+are read again ${SETTLED_MS / 1000} s after that page: V8's memory reducer, 8 s after the last full
+garbage collection of a process that has gone quiet, gives back the young generation the
+start-up grew and the free pages of the old one.
 
 One user turns pages back and forth (Next, Prev) in rounds of 100 presses; the bot keeps each
 list page it drew (a listing never changes), so these turns show a page again. The second row
