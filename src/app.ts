@@ -238,6 +238,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
         },
         logger,
       ),
+      (purchaseId) => topups.lastLook(purchaseId),
       logger,
       // Khalti refunds through its API: a few tries, then a person (/refunds).
       paymentSystem.refund

@@ -3,7 +3,7 @@
 // the purchase itself, reconciliation, another instance.
 import { listedEnd } from "./listed-end.js";
 import type { Log, ProviderPort } from "./ports.js";
-import { isUntold, type Purchase } from "./purchase.js";
+import { isUntold, type Purchase, StaleWriteError } from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
 import { type SavedConnectionStore, shortCustomerName } from "./saved-connections.js";
 
@@ -64,7 +64,13 @@ export class OutcomeTeller {
       return false;
     }
     purchase.told = purchase.phase;
-    await this.book.record(purchase);
+    try {
+      await this.book.record(purchase);
+    } catch (error) {
+      // Told, but the purchase moved on meanwhile: its newer phase is told in its turn.
+      if (!(error instanceof StaleWriteError)) throw error;
+      this.log.info({ purchaseId: purchase.id }, "told a purchase that has moved on since");
+    }
     if (purchase.phase === "charged") this.after.onCharged?.(purchase);
     if (purchase.phase === "refund-due") await this.after.onRefundDue?.(purchase);
     if (purchase.phase === "unknown") await this.after.onUnknown?.(purchase);

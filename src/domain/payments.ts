@@ -12,8 +12,15 @@ import {
   toMinorUnits,
 } from "./payment.js";
 import type { Clock, Log } from "./ports.js";
-import type { Claim, Purchase, PurchasePayment } from "./purchase.js";
+import {
+  type Claim,
+  type Purchase,
+  type PurchasePayment,
+  StaleWriteError,
+  type UnpaidReason,
+} from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
+import { advance } from "./purchase-machine.js";
 import type { RefundDesk } from "./refunds.js";
 import type { PurchaseIntent, TopupService } from "./topup.js";
 
@@ -200,9 +207,11 @@ export class PaymentService {
 
   /** The buyer cancels before paying: every invoice of theirs still unpaid is withdrawn. */
   async cancel(buyer: number): Promise<number> {
-    const awaiting = await this.ledger.awaitingPayment(buyer);
-    for (const purchase of awaiting) await this.end(purchase, "cancelled", true);
-    return awaiting.length;
+    let withdrawn = 0;
+    for (const purchase of await this.ledger.awaitingPayment(buyer)) {
+      if (await this.endUnlessMoved(purchase)) withdrawn++;
+    }
+    return withdrawn;
   }
 
   /**
@@ -220,8 +229,11 @@ export class PaymentService {
     }
     try {
       const expiresAt = purchase.payment?.expiresAt ?? 0;
-      if (this.now() < expiresAt) await this.book.commit(purchase, expiresAt);
+      if (this.now() < expiresAt) await this.book.store.postpone(purchase, expiresAt);
       else await this.teller.tell(await this.end(purchase, "expired"));
+    } catch (error) {
+      // Paid or ended meanwhile: whoever moved it finishes it.
+      if (!(error instanceof StaleWriteError)) throw error;
     } finally {
       await claim.lease.release().catch(() => undefined);
     }
@@ -239,8 +251,24 @@ export class PaymentService {
     return this.lookUp(purchase, false);
   }
 
-  /** `tellPending`: a held payment is said to the buyer (not when they asked themselves). */
+  /**
+   * `tellPending`: a held payment is said to the buyer (not when they asked themselves). The
+   * purchase may move on while the system is asked (a payment found elsewhere): every write
+   * here names the version read, and a lost race is answered from the purchase as it now is.
+   */
   private async lookUp(purchase: Purchase, tellPending: boolean): Promise<CheckOutcome> {
+    try {
+      return await this.lookUpOnce(purchase, tellPending);
+    } catch (error) {
+      if (!(error instanceof StaleWriteError)) throw error;
+      this.log.info({ purchaseId: purchase.id }, "a payment lookup lost a race: read again");
+      const fresh = await this.book.get(purchase.id);
+      if (fresh?.phase === "unpaid") return "ended";
+      return fresh?.phase === "awaiting-payment" ? "waiting" : "paid";
+    }
+  }
+
+  private async lookUpOnce(purchase: Purchase, tellPending: boolean): Promise<CheckOutcome> {
     const payment = purchase.payment;
     if (!payment || !this.system.lookup) return "unknown";
     let found: Awaited<ReturnType<NonNullable<PaymentSystem["lookup"]>>>;
@@ -248,7 +276,7 @@ export class PaymentService {
       found = await this.system.lookup(purchase);
     } catch (error) {
       this.log.warn({ err: error, purchaseId: purchase.id }, "payment lookup failed");
-      await this.book.commit(purchase, this.nextCheck()).catch(() => undefined);
+      await this.book.store.postpone(purchase, this.nextCheck()).catch(() => undefined);
       return "unknown";
     }
     switch (found.state) {
@@ -266,7 +294,8 @@ export class PaymentService {
         return received === "stray" ? "ended" : "paid";
       }
       case "waiting":
-        await this.book.commit(purchase, this.nextCheck());
+        // Nothing new: only the next check time, and only if nothing else moved it meanwhile.
+        await this.book.store.postpone(purchase, this.nextCheck());
         if (!found.pending) return "waiting";
         if (tellPending) await this.sayPending(purchase);
         return "pending";
@@ -307,21 +336,30 @@ export class PaymentService {
   /** The buyer's other unpaid invoices; this very intent's (a replay) is left as it is. */
   private async withdrawOlder(buyer: number, intentId: string): Promise<void> {
     for (const older of await this.ledger.awaitingPayment(buyer)) {
-      if (older.id !== intentId) await this.end(older, "cancelled", true);
+      if (older.id !== intentId) await this.endUnlessMoved(older);
+    }
+  }
+
+  /** Cancelled by its buyer, unless it was paid (or ended) meanwhile: then it stays as it is. */
+  private async endUnlessMoved(purchase: Purchase): Promise<boolean> {
+    try {
+      await this.end(purchase, "cancelled", true);
+      return true;
+    } catch (error) {
+      if (error instanceof StaleWriteError) return false;
+      throw error;
     }
   }
 
   /** Unpaid: the offer is withdrawn; a cancellation is its own telling. */
   private async end(
     purchase: Purchase,
-    reason: "cancelled" | "expired" | "amount-differs",
+    reason: UnpaidReason,
     toldByCaller = false,
   ): Promise<Purchase> {
-    if (!(purchase.phase === "awaiting-payment" || purchase.phase === "created")) return purchase;
-    purchase.phase = "unpaid";
-    purchase.reason = reason;
+    if (purchase.phase !== "awaiting-payment") return purchase;
+    advance(purchase, { type: "end-unpaid", reason }, this.now());
     if (toldByCaller) purchase.told = "unpaid";
-    purchase.updatedAt = this.now();
     await this.book.commit(purchase);
     if (purchase.payment?.offer !== undefined) {
       await this.system.withdraw(purchase).catch((error: unknown) => {

@@ -1,9 +1,10 @@
 // Where every write of a purchase goes, and the rule for when the store fails. A write before
 // an external effect must land, or the effect does not happen. A write after one (an outcome,
 // "told") must not wait for the store: it is kept in memory and written again until the store
-// is back, while the buyer is told at once.
+// is back, while the buyer is told at once. A write over a stale copy (StaleWriteError) is
+// never kept: the newer row wins, and the caller reads it again.
 import type { Log } from "./ports.js";
-import type { Purchase, PurchaseStore } from "./purchase.js";
+import { type Purchase, type PurchaseStore, StaleWriteError } from "./purchase.js";
 
 export class PurchaseBook {
   /** Outcomes that could not be written yet, newest version per purchase. */
@@ -23,11 +24,15 @@ export class PurchaseBook {
     this.written(purchase);
   }
 
-  /** Writes an outcome: never throws; retried in the background until the store takes it. */
+  /**
+   * Writes an outcome; retried in the background until the store takes it. Throws only
+   * StaleWriteError (a lost race), at once.
+   */
   async record(purchase: Purchase, dueAt?: number): Promise<void> {
     try {
       await this.commit(purchase, dueAt);
     } catch (error) {
+      if (error instanceof StaleWriteError) throw error;
       if (this.unwritten.size === 0) {
         this.log.error(
           { purchaseId: purchase.id, reason: error instanceof Error ? error.message : "" },
@@ -84,8 +89,10 @@ export class PurchaseBook {
     for (const { purchase, dueAt } of [...this.unwritten.values()]) {
       try {
         await this.store.save(purchase, dueAt);
-      } catch {
-        return;
+      } catch (error) {
+        if (!(error instanceof StaleWriteError)) return;
+        // Another instance wrote it meanwhile: its version stands, and is resolved from there.
+        this.log.warn({ purchaseId: purchase.id }, "a purchase outcome kept in memory is stale");
       }
       this.written(purchase);
     }

@@ -1,14 +1,7 @@
 // A purchase: one record per confirmed selection, with explicit phases, written before every
 // external effect. It is what makes top-ups exactly-once (an existing record is resolved with
 // txn-status, never paid again) and never lost (whatever is open is finished by reconciliation).
-//
-//   created ──► token-taken ──► requested ──► charged | not-charged | unknown ──► told
-//
-// When subscribers pay in the bot (payments.ts), the purchase waits for its payment first,
-// and a top-up that did not happen ends in a refund instead of "not charged":
-//
-//   awaiting-payment ──► paid ──► token-taken ──► requested ──► charged | refund-due ──► refunded
-//          └──► unpaid (cancelled or expired: nothing was charged)
+// Its phases and every allowed change between them are declared once, in purchase-machine.ts.
 //
 // "told" is kept apart (`told`: the phase the buyer was last told), so that an outcome learned
 // later (unknown, then charged) is told again.
@@ -83,9 +76,17 @@ export type NotChargedReason =
   /** Unpaid: the payment system took another amount than asked (that payment is owed back). */
   | "amount-differs";
 
+/** Why a purchase paid in the bot was never paid. */
+export type UnpaidReason = Extract<NotChargedReason, "cancelled" | "expired" | "amount-differs">;
+
 export interface Purchase {
   /** The intent id: unique per confirmed selection, so double taps carry the same one. */
   id: string;
+  /**
+   * The ledger's version of this copy: every write names it and is refused when the row moved
+   * on since (a stale copy never overwrites a newer one). 0 until first written.
+   */
+  version: number;
   /** The bot user who confirmed; the outcome is told to them. */
   buyer: number;
   language: string;
@@ -131,7 +132,21 @@ export type Creation =
   /** Another purchase of this buyer is in flight. */
   | { kind: "busy" };
 
-/** The ledger of purchases (adapters/ledger/purchases.ts): a phase is written in one transaction. */
+/**
+ * A write refused because the purchase moved on since this copy was read (another instance,
+ * a late answer): a lost race. The caller reads the purchase again and decides anew.
+ */
+export class StaleWriteError extends Error {
+  override name = "StaleWriteError";
+  constructor(readonly purchaseId: string) {
+    super(`purchase ${purchaseId} changed since it was read`);
+  }
+}
+
+/**
+ * The ledger of purchases (adapters/ledger/purchases.ts): a phase is written in one transaction,
+ * and only over the version it was read at.
+ */
 export interface PurchaseStore {
   /**
    * Writes a new record and holds its lease; refused when the intent is taken or the buyer
@@ -140,11 +155,22 @@ export interface PurchaseStore {
   create(purchase: Purchase, leaseMs: number): Promise<Creation>;
   /**
    * Saves the record with its checkout token bound to it; false when another purchase has
-   * that token (then this one must take a fresh token).
+   * that token (then this one must take a fresh token). Throws StaleWriteError as `save`.
    */
   takeCheckout(purchase: Purchase): Promise<boolean>;
-  /** Saves the record; an open one is looked at again at `dueAt` unless its lease is held. */
+  /**
+   * Saves the record over the version it was read at, and moves the copy's version on; an open
+   * one is looked at again at `dueAt` unless its lease is held. Throws StaleWriteError when the
+   * ledger holds a newer version.
+   */
   save(purchase: Purchase, dueAt?: number): Promise<void>;
+  /**
+   * A check that learned nothing new: only the next check time is written, and only while the
+   * purchase is still at this version. False when it moved on (nothing is written then).
+   */
+  postpone(purchase: Purchase, dueAt: number): Promise<boolean>;
+  /** Every checkout token the purchase took, oldest first: each may have been topped up. */
+  checkouts(purchaseId: string): Promise<string[]>;
   get(id: string): Promise<Purchase | null>;
   byCheckout(checkoutId: string): Promise<Purchase | null>;
   byReference(reference: string): Promise<Purchase | null>;

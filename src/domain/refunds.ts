@@ -36,6 +36,13 @@ export type RefundAlertKind =
   /** A payment that pays for nothing (a wrong amount, a late one), refunded by the system's API. */
   | "stray-refunding";
 
+/**
+ * The last look before a refund (TopupService.lastLook): txn-status for every token the
+ * purchase took. "charged": the top-up happened after all (recorded and told), nothing is
+ * refunded; "unknown": the provider could not say, so nothing is refunded yet.
+ */
+export type LastLook = (purchaseId: string) => Promise<"owed" | "charged" | "unknown">;
+
 /** Refunds through the payment system's API, tried this many times, first after `retryMs`. */
 export interface AutomaticRefunds {
   system: PaymentSystem;
@@ -52,6 +59,7 @@ export class RefundDesk {
     private readonly ledger: PaymentLedger,
     private readonly teller: OutcomeTeller,
     private readonly channel: RefundChannel,
+    private readonly lastLook: LastLook,
     private readonly log: Log,
     private readonly automatic?: AutomaticRefunds,
   ) {}
@@ -100,7 +108,13 @@ export class RefundDesk {
     const refundBy = automatic?.system.refund?.bind(automatic.system);
     if (!automatic || !refundBy) return;
     let pause = automatic.retryMs;
-    for (;;) {
+    for (; ; pause = Math.min(pause * 2, automatic.retryMs * 32)) {
+      const look = refund.purchaseId ? await this.lookLast(refund.purchaseId) : "owed";
+      if (look === "charged") return;
+      if (look === "unknown") {
+        if (!(await this.pause(pause))) return;
+        continue;
+      }
       const attempt = await this.ledger.countRefundAttempt(refund.paymentId);
       if (attempt === null) return;
       if (attempt > automatic.maxAttempts) return this.handOver(refund);
@@ -113,10 +127,22 @@ export class RefundDesk {
         this.log.warn({ err: error, paymentId: refund.paymentId, attempt }, "refund failed");
         if (attempt >= automatic.maxAttempts) return this.handOver(refund);
       }
-      await sleep(pause, undefined, { signal: this.stopping.signal }).catch(() => undefined);
-      if (this.stopping.signal.aborted) return;
-      pause *= 2;
+      if (!(await this.pause(pause))) return;
     }
+  }
+
+  /** A failing last look is "unknown": the refund waits for the provider to answer. */
+  private lookLast(purchaseId: string): ReturnType<LastLook> {
+    return this.lastLook(purchaseId).catch((error: unknown) => {
+      this.log.warn({ err: error, purchaseId }, "the last look before a refund failed");
+      return "unknown" as const;
+    });
+  }
+
+  /** False when stopping: what is still owed stays due in the ledger. */
+  private async pause(ms: number): Promise<boolean> {
+    await sleep(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+    return !this.stopping.signal.aborted;
   }
 
   private async handOver(refund: Refund): Promise<void> {

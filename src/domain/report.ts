@@ -4,6 +4,7 @@
 import type { ServiceKind } from "./model.js";
 import type { Amount } from "./money.js";
 import type { PaymentMethod } from "./purchase.js";
+import type { Outcome as ReportOutcome } from "./purchase-machine.js";
 
 /** Calendar days in the provider's zone, ISO ("2026-11-01"), both included. */
 export interface ReportPeriod {
@@ -11,26 +12,8 @@ export interface ReportPeriod {
   last: string;
 }
 
-/**
- * What became of a purchase, as a report counts it. "declined" (the provider refused it) is
- * kept apart from the other not-charged purchases (nothing was sent, or it did not happen);
- * "unknown" is requested or unknown (only txn-status can tell); "pending" was not sent yet
- * (created, token taken, paid: seconds long). When subscribers pay in the bot, the payment
- * phases count as themselves: "awaiting-payment" (the invoice is out), "unpaid" (cancelled or
- * expired: nothing was charged), "refund-due" and "refunded" (paid, the top-up did not happen).
- */
-export const REPORT_OUTCOMES = [
-  "charged",
-  "declined",
-  "not-charged",
-  "unknown",
-  "pending",
-  "awaiting-payment",
-  "unpaid",
-  "refund-due",
-  "refunded",
-] as const;
-export type ReportOutcome = (typeof REPORT_OUTCOMES)[number];
+/** What became of a purchase, as a report counts it: the machine's one word for it. */
+export { OUTCOMES as REPORT_OUTCOMES, type Outcome as ReportOutcome } from "./purchase-machine.js";
 
 /** A count and the exact sum of the amounts counted. */
 export interface Totals {

@@ -14,8 +14,15 @@ import { sameAmount } from "./money.js";
 import type { OutcomeTeller } from "./outcomes.js";
 import type { Clock, Log, ProviderPort } from "./ports.js";
 import { ask, type TransactionState, topupFailure, transactionState } from "./provider-answers.js";
-import type { Claim, Creation, NotChargedReason, Purchase } from "./purchase.js";
+import {
+  type Claim,
+  type Creation,
+  type NotChargedReason,
+  type Purchase,
+  StaleWriteError,
+} from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
+import { advance } from "./purchase-machine.js";
 
 export interface PurchaseIntent {
   /** Unique per confirmed selection: double taps and replays carry the same id. */
@@ -73,7 +80,16 @@ export interface TopupServiceOptions {
 /** The top-up did not leave: for a paid purchase, worth another try while its window lasts. */
 const RETRYABLE: ReadonlySet<NotChargedReason> = new Set(["unavailable", "paused", "interrupted"]);
 
+/** How often a claim is decided anew after losing a race before it is left to the next pass. */
+const LOST_RACE_RETRIES = 3;
+
 type Lookup = { found: TransactionState } | { found: null; known: boolean };
+
+/** What a step learned about the top-up; `settle` turns it into the machine's event. */
+type Finding =
+  | { charged: NonNullable<Purchase["transaction"]> }
+  | { notCharged: NotChargedReason }
+  | "unknown";
 
 export class TopupService {
   private readonly windingDown = new AbortController();
@@ -107,15 +123,16 @@ export class TopupService {
     if (creation.kind !== "created") return creation;
     const sent = { before: false };
     try {
-      const outcome = await this.attempt(purchase, intent.checkout, hooks, sent);
+      const outcome = await this.attempt(purchase, intent.checkout, 1, hooks, sent);
       // Told under the lease, so that reconciliation does not tell it as well.
       if (outcome.kind === "settled") await this.teller.tell(outcome.purchase);
       return outcome;
     } catch (error) {
+      if (error instanceof StaleWriteError) return settled(await this.afterLostRace(purchase));
       if (sent.before) throw error;
       // Nothing left for the provider (the store failed): not charged, and the buyer is told.
       this.log.warn({ err: error, purchaseId: purchase.id }, "purchase stopped before sending");
-      await this.teller.tell(await this.settle(purchase, "not-charged", { reason: "interrupted" }));
+      await this.teller.tell(await this.settle(purchase, { notCharged: "interrupted" }));
       return { kind: "settled", purchase };
     } finally {
       await creation.lease.release().catch(() => undefined);
@@ -124,15 +141,51 @@ export class TopupService {
 
   /**
    * Resolves an open purchase claimed by reconciliation (its holder died or gave up, or its
-   * next check came), tells what is new, and gives the claim back.
+   * next check came), tells what is new, and gives the claim back. A step that lost a race is
+   * decided anew from the row as it now is.
    */
   async resolve(claim: Claim): Promise<void> {
     try {
-      const purchase = await this.book.get(claim.id);
-      if (purchase) await this.teller.tell(await this.resolved(purchase));
+      for (let tries = 1; ; tries++) {
+        const purchase = await this.book.get(claim.id);
+        if (!purchase) return;
+        try {
+          await this.teller.tell(await this.resolved(purchase));
+          return;
+        } catch (error) {
+          if (!(error instanceof StaleWriteError) || tries >= LOST_RACE_RETRIES) throw error;
+          this.log.warn({ purchaseId: claim.id }, "lost a race on a purchase: read it again");
+        }
+      }
     } finally {
       await claim.lease.release().catch(() => undefined);
     }
+  }
+
+  /**
+   * Before a refund is issued: txn-status is asked once more for every checkout token the
+   * purchase took. A top-up found then is recorded as charged (and told); "unknown" when the
+   * provider could not say, and no refund may be issued yet.
+   */
+  async lastLook(purchaseId: string): Promise<"owed" | "charged" | "unknown"> {
+    const purchase = await this.book.get(purchaseId);
+    if (purchase?.phase !== "refund-due") return "owed";
+    const look = await this.lookupEvery(purchase);
+    if (!look.found) return look.known ? "owed" : "unknown";
+    if (look.found.state !== "charged") return look.found.state === "failed" ? "owed" : "unknown";
+    this.log.warn({ purchaseId }, "the last look before a refund found the top-up: charged");
+    await this.teller.tell(
+      await this.settle(purchase, { charged: this.receiptOf(purchase, look.found.transaction) }),
+    );
+    return "charged";
+  }
+
+  /** Someone else wrote the purchase meanwhile: what it now says is told, and left to its holder. */
+  private async afterLostRace(purchase: Purchase): Promise<Purchase> {
+    this.log.warn({ purchaseId: purchase.id }, "lost a race on a purchase: left to its holder");
+    const fresh = await this.book.get(purchase.id).catch(() => null);
+    if (fresh) await this.teller.tell(fresh).catch(() => undefined);
+    return fresh ?? purchase;
   }
 
   private async resolved(purchase: Purchase): Promise<Purchase> {
@@ -145,13 +198,13 @@ export class TopupService {
     }
     if (purchase.phase === "created" || purchase.phase === "token-taken") {
       // The record is written before the request leaves: this one never left.
-      return this.settle(purchase, "not-charged", { reason: "interrupted" });
+      return this.settle(purchase, { notCharged: "interrupted" });
     }
     if (purchase.phase !== "requested" && purchase.phase !== "unknown") return purchase;
     const lookup = await this.lookup(purchase);
     if (lookup.found) return this.settleFound(purchase, lookup.found);
     if (lookup.known && this.tokenExpired(purchase)) {
-      return this.settle(purchase, "not-charged", { reason: "verified" });
+      return this.settle(purchase, { notCharged: "verified" });
     }
     return this.stillUnknown(purchase, lookup.known);
   }
@@ -161,25 +214,18 @@ export class TopupService {
    * listing's is usually too old after a payment); an offer that changed is owed back.
    */
   private async fulfil(purchase: Purchase): Promise<Purchase> {
-    purchase.attempt = 1;
     const fresh = await this.freshOffer(purchase);
     const outcome =
       "kind" in fresh
         ? fresh
-        : await this.attempt(
-            purchase,
-            fresh.checkout,
-            {},
-            {
-              before: false,
-            },
-          );
+        : await this.attempt(purchase, fresh.checkout, 1, {}, { before: false });
     return "purchase" in outcome ? outcome.purchase : purchase;
   }
 
   private async attempt(
     purchase: Purchase,
     offered: Checkout,
+    attempt: 1 | 2,
     hooks: PurchaseHooks,
     sent: { before: boolean },
   ): Promise<PurchaseOutcome> {
@@ -189,9 +235,9 @@ export class TopupService {
       if ("kind" in fresh) return fresh;
       checkout = fresh.checkout;
     }
-    await this.takeToken(purchase, checkout);
-    purchase.phase = "requested";
-    await this.write(purchase);
+    await this.takeToken(purchase, checkout, attempt);
+    advance(purchase, { type: "send" }, this.now());
+    await this.book.commit(purchase);
     sent.before = true;
     try {
       const transaction = await this.provider.topup(
@@ -220,9 +266,9 @@ export class TopupService {
         case "refused":
           return await this.afterRefusal(purchase, failure.code, hooks, sent);
         case "unauthorized":
-          return settled(await this.settle(purchase, "not-charged", { reason: "paused" }));
+          return settled(await this.settle(purchase, { notCharged: "paused" }));
         case "not-sent":
-          return settled(await this.settle(purchase, "not-charged", { reason: "unavailable" }));
+          return settled(await this.settle(purchase, { notCharged: "unavailable" }));
         case "unknown":
           this.log.warn({ purchaseId: purchase.id, err: error }, "top-up outcome unknown");
           await hooks.onChecking?.();
@@ -232,7 +278,7 @@ export class TopupService {
   }
 
   /**
-   * Any refusal, whatever its code or HTTP status: make sure nothing happened, then try once
+   * The provider's own refusal, whatever its code: make sure nothing happened, then try once
    * more with a fresh token (asking again only if the bouquet changed). A second refusal is
    * a decline.
    */
@@ -250,13 +296,12 @@ export class TopupService {
       return settled(await this.pollUntilKnown(purchase));
     }
     if (purchase.attempt === 2) {
-      return settled(await this.settle(purchase, "not-charged", { reason: "declined" }));
+      return settled(await this.settle(purchase, { notCharged: "declined" }));
     }
     const fresh = await this.freshOffer(purchase);
     if ("kind" in fresh) return fresh;
-    purchase.attempt = 2;
     sent.before = false;
-    return this.attempt(purchase, fresh.checkout, hooks, sent);
+    return this.attempt(purchase, fresh.checkout, 2, hooks, sent);
   }
 
   private async pollUntilKnown(purchase: Purchase): Promise<Purchase> {
@@ -273,7 +318,7 @@ export class TopupService {
       delay = Math.min(delay * 2, this.options.verifyMaxDelayMs);
     }
     if (known && this.tokenExpired(purchase)) {
-      return this.settle(purchase, "not-charged", { reason: "verified" });
+      return this.settle(purchase, { notCharged: "verified" });
     }
     return this.stillUnknown(purchase, known);
   }
@@ -287,30 +332,58 @@ export class TopupService {
     // Handed over at once by a process that is shutting down.
     const recheck = this.windingDown.signal.aborted ? 0 : this.options.recheckMaxMs;
     const dueAt = absent ? Math.max(expiresAt, this.now() + 1_000) : this.now() + recheck;
-    return this.settle(purchase, "unknown", {}, dueAt);
+    return this.settle(purchase, "unknown", dueAt);
   }
 
   /** txn-status for the current attempt: found, known to be absent, or unknown. */
   private async lookup(purchase: Purchase): Promise<Lookup> {
     const checkoutId = purchase.checkout?.id;
     if (!checkoutId) return { found: null, known: true };
+    return this.lookupOne(checkoutId);
+  }
+
+  private async lookupOne(checkoutId: string): Promise<Lookup> {
     const answer = await ask(() => this.provider.txnStatus(checkoutId), this.log, "txn-status");
     if (answer.ok) return { found: transactionState(answer.value) };
     return { found: null, known: answer.failure === "not-found" };
   }
 
-  private settleFound(purchase: Purchase, found: TransactionState): Promise<Purchase> {
-    if (found.state === "failed") {
-      return this.settle(purchase, "not-charged", { reason: "declined" });
+  /**
+   * txn-status for every checkout token the purchase took: what "it did not happen" rests on.
+   * A charge found on any wins; then one still pending; known absent only when each says so.
+   */
+  private async lookupEvery(purchase: Purchase): Promise<Lookup> {
+    let checkouts: string[];
+    try {
+      checkouts = await this.book.store.checkouts(purchase.id);
+    } catch {
+      return { found: null, known: false };
     }
+    if (purchase.checkout && !checkouts.includes(purchase.checkout.id)) {
+      checkouts.push(purchase.checkout.id);
+    }
+    let known = true;
+    let pending: Lookup | null = null;
+    for (const checkoutId of checkouts) {
+      const lookup = await this.lookupOne(checkoutId);
+      if (lookup.found?.state === "charged") return lookup;
+      if (lookup.found?.state === "pending") pending = lookup;
+      if (!lookup.found && !lookup.known) known = false;
+    }
+    return pending ?? { found: null, known };
+  }
+
+  private settleFound(purchase: Purchase, found: TransactionState): Promise<Purchase> {
+    if (found.state === "failed") return this.settle(purchase, { notCharged: "declined" });
     if (found.state === "pending") return this.stillUnknown(purchase, false);
-    return this.settle(purchase, "charged", {
-      transaction: this.receiptOf(purchase, found.transaction),
-    });
+    return this.settle(purchase, { charged: this.receiptOf(purchase, found.transaction) });
   }
 
   /** What the receipt shows: the provider's amount when it stated one, else the price sent. */
-  private receiptOf(purchase: Purchase, transaction: Transaction): Purchase["transaction"] {
+  private receiptOf(
+    purchase: Purchase,
+    transaction: Transaction,
+  ): NonNullable<Purchase["transaction"]> {
     return {
       txnId: transaction.txnId,
       amount: transaction.amount ?? purchase.bouquet.price,
@@ -331,7 +404,7 @@ export class TopupService {
     );
     if (!answer.ok) {
       const reason = answer.failure === "unauthorized" ? "paused" : "unavailable";
-      return settled(await this.settle(purchase, "not-charged", { reason }));
+      return settled(await this.settle(purchase, { notCharged: reason }));
     }
     const offer = answer.value;
     const current = offer.bouquets.find((candidate) => candidate.code === purchase.bouquet.code);
@@ -343,54 +416,70 @@ export class TopupService {
       // The new question is the telling: nothing else is said about this purchase (a paid
       // one is told that its payment is owed back).
       if (!purchase.payment) purchase.told = "not-charged";
-      await this.settle(purchase, "not-charged", { reason: "offer-changed" });
+      await this.settle(purchase, { notCharged: "offer-changed" });
       return { kind: "offer-changed", purchase, offer, bouquet: current ?? null };
     }
     return { checkout: offer.checkout };
   }
 
   /** Binds the token to this attempt (the ledger keeps the earlier ones); a token bound elsewhere is refused. */
-  private async takeToken(purchase: Purchase, checkout: Checkout): Promise<void> {
-    purchase.checkout = { id: checkout.id, issuedAt: checkout.issuedAt.getTime() };
-    // udf1: traceable to the buyer, unique per attempt, at most 30 characters.
-    purchase.reference = `tg${purchase.buyer}-${this.now().toString(36)}${purchase.attempt}`;
-    purchase.phase = "token-taken";
-    purchase.updatedAt = this.now();
+  private async takeToken(purchase: Purchase, checkout: Checkout, attempt: 1 | 2): Promise<void> {
+    advance(
+      purchase,
+      {
+        type: "take-token",
+        checkout: { id: checkout.id, issuedAt: checkout.issuedAt.getTime() },
+        // udf1: traceable to the buyer, unique per attempt, at most 30 characters.
+        reference: `tg${purchase.buyer}-${this.now().toString(36)}${attempt}`,
+        attempt,
+      },
+      this.now(),
+    );
     if (!(await this.book.store.takeCheckout(purchase))) {
       throw new Error("the checkout token is bound to another purchase");
     }
   }
 
-  private async write(purchase: Purchase): Promise<void> {
-    purchase.updatedAt = this.now();
-    await this.book.commit(purchase);
-  }
-
-  private async settle(
-    purchase: Purchase,
-    phase: "charged" | "not-charged" | "unknown" | "refund-due",
-    details: { reason?: NotChargedReason; transaction?: Purchase["transaction"] },
-    dueAt?: number,
-  ): Promise<Purchase> {
-    const paidAt = purchase.payment?.charge?.at;
-    if (phase === "not-charged" && paidAt !== undefined) {
-      // Paid: nothing is "not charged". Tried again while the window lasts, else owed back.
-      const retry = RETRYABLE.has(details.reason ?? "declined");
-      if (retry && this.now() < paidAt + this.options.paidRetryWindowMs) {
-        purchase.phase = "paid";
-        purchase.reason = details.reason ?? null;
-        purchase.updatedAt = this.now();
-        await this.book.record(purchase, this.now() + this.options.recheckMaxMs);
+  /**
+   * Records what was learned, as the machine allows: paid money is never "not charged" (tried
+   * again while its window lasts, else owed back after a last look at every token).
+   */
+  private async settle(purchase: Purchase, finding: Finding, dueAt?: number): Promise<Purchase> {
+    const now = this.now();
+    if (finding === "unknown") {
+      advance(purchase, { type: "lose-track" }, now);
+    } else if ("charged" in finding) {
+      advance(purchase, { type: "find", transaction: finding.charged }, now);
+    } else if (purchase.payment?.charge === undefined) {
+      if (finding.notCharged === "verified") {
+        const look = await this.lookupEvery(purchase);
+        if (look.found || !look.known) return this.afterLook(purchase, look);
+      }
+      advance(purchase, { type: "refuse", reason: finding.notCharged }, now);
+    } else {
+      const { at } = purchase.payment.charge;
+      const reason = finding.notCharged;
+      if (RETRYABLE.has(reason) && now < at + this.options.paidRetryWindowMs) {
+        advance(purchase, { type: "retry-later", reason }, now);
+        await this.book.record(purchase, now + this.options.recheckMaxMs);
         return purchase;
       }
-      phase = "refund-due";
+      // The last look before the payment is owed back.
+      const look = await this.lookupEvery(purchase);
+      if (look.found || !look.known) return this.afterLook(purchase, look);
+      advance(purchase, { type: "owe", reason }, now);
     }
-    purchase.phase = phase;
-    purchase.reason = details.reason ?? null;
-    if (details.transaction) purchase.transaction = details.transaction;
-    purchase.updatedAt = this.now();
     await this.book.record(purchase, dueAt);
     return purchase;
+  }
+
+  /** A last look that found a top-up, or could not tell: never "did not happen" then. */
+  private afterLook(purchase: Purchase, look: Lookup): Promise<Purchase> {
+    if (look.found?.state === "charged") {
+      this.log.warn({ purchaseId: purchase.id }, "a top-up judged absent was found: charged");
+      return this.settleFound(purchase, look.found);
+    }
+    return this.stillUnknown(purchase, false);
   }
 
   private tokenLifetimeMs(): number {
@@ -412,6 +501,7 @@ export class TopupService {
     const { bouquet, customer, connection } = intent;
     return {
       id: intent.intentId,
+      version: 0,
       buyer: intent.buyer,
       language: intent.language,
       customer: { cuid: customer.cuid, name: `${customer.firstName} ${customer.lastName}`.trim() },

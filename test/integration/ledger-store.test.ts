@@ -5,7 +5,8 @@ import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
 import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
-import type { Purchase } from "../../src/domain/purchase.js";
+import { type Purchase, StaleWriteError } from "../../src/domain/purchase.js";
+import { advance } from "../../src/domain/purchase-machine.js";
 import { captureLogs } from "../support/log-capture.js";
 import { ledgerEngines } from "../support/postgres.js";
 import { purchaseOf } from "../support/purchases.js";
@@ -63,7 +64,7 @@ describe.each(targets)("the ledger's purchases on %s", (_, target) => {
     // Another buyer is not held up.
     expect((await other.create(fresh({ id: "i3", buyer: 6 }), 1_000)).kind).toBe("created");
     // Once the first is settled, the buyer may buy again.
-    const settled = fresh({ id: "i1", phase: "not-charged", reason: "interrupted" });
+    const settled = fresh({ id: "i1", version: 1, phase: "not-charged", reason: "interrupted" });
     await store.save(settled);
     expect((await other.create(fresh({ id: "i2" }), 1_000)).kind).toBe("created");
     expect(await ledger.db.selectFrom("purchases").select("id").execute()).toHaveLength(3);
@@ -112,6 +113,64 @@ describe.each(targets)("the ledger's purchases on %s", (_, target) => {
       "requested>charged by instance-b",
       "charged>charged told charged by instance-b",
     ]);
+  });
+
+  it("refuses a write over a stale copy: the newer row stays as it is", async () => {
+    const purchase = fresh({ id: "i1" });
+    await store.create(purchase, 1_000);
+    // Two instances read the same version.
+    const slow = (await other.get("i1")) as Purchase;
+    const quick = (await store.get("i1")) as Purchase;
+    advance(quick, { type: "refuse", reason: "interrupted" }, Date.now());
+    await store.save(quick);
+    expect(quick.version).toBe(2);
+    advance(
+      slow,
+      { type: "take-token", checkout: { id: "co1", issuedAt: 1 }, reference: "r", attempt: 1 },
+      Date.now(),
+    );
+    await expect(other.takeCheckout(slow)).rejects.toBeInstanceOf(StaleWriteError);
+    await expect(other.save(slow)).rejects.toBeInstanceOf(StaleWriteError);
+    // Nothing of the stale write landed: not the row, not the token, not an event.
+    expect(await store.get("i1")).toMatchObject({
+      phase: "not-charged",
+      version: 2,
+      checkout: null,
+    });
+    expect(await store.byCheckout("co1")).toBeNull();
+    expect(await events("i1")).toEqual([
+      "->created by instance-a",
+      "created>not-charged by instance-a",
+    ]);
+  });
+
+  it("postpones a check only while the purchase is at the version that was read", async () => {
+    const purchase = fresh({ id: "i1", phase: "unknown", checkout: { id: "co1", issuedAt: 1 } });
+    await store.adopt(purchase, ["co1"]);
+    const read = (await store.get("i1")) as Purchase;
+    const later = Date.now() + 60_000;
+    expect(await store.postpone(read, later)).toBe(true);
+    const dueAt = async () =>
+      (
+        await ledger.db
+          .selectFrom("purchases")
+          .select("due_at")
+          .where("id", "=", "i1")
+          .executeTakeFirstOrThrow()
+      ).due_at;
+    expect(new Date((await dueAt()) as Date).getTime()).toBe(later);
+    // Found charged meanwhile: the late check's postponement writes nothing.
+    const charged = (await other.get("i1")) as Purchase;
+    advance(
+      charged,
+      { type: "find", transaction: { txnId: "T1", amount: "700", date: null } },
+      Date.now(),
+    );
+    await other.save(charged);
+    expect(await store.postpone(read, later + 1)).toBe(false);
+    expect(await store.get("i1")).toMatchObject({ phase: "charged", version: 2 });
+    expect(await dueAt()).toBeNull();
+    expect(await store.checkouts("i1")).toEqual(["co1"]);
   });
 
   it("binds a checkout token to one purchase, earlier attempts' tokens included", async () => {

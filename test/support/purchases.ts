@@ -5,6 +5,7 @@ export function purchaseOf(overrides: Partial<Purchase> = {}): Purchase {
   const at = Date.parse("2026-11-22T08:00:00Z");
   return {
     id: "intent-1",
+    version: 0,
     buyer: 5,
     language: "en",
     customer: { cuid: "1000001", name: "Ram Thapa" },

@@ -2,6 +2,7 @@
 // phase, written in the same statement as the change. The database holds the rules it can:
 // one row per intent, one purchase in flight per buyer, a token bound to one purchase.
 import {
+  type ExpressionBuilder,
   type Kysely,
   type Selectable,
   type SelectQueryBuilder,
@@ -21,10 +22,10 @@ import type {
   Creation,
   PaymentMethod,
   Purchase,
-  PurchasePayment,
   PurchaseStore,
 } from "../../domain/purchase.js";
-import { isOpen, TOLD_PHASES } from "../../domain/purchase.js";
+import { isOpen, StaleWriteError, TOLD_PHASES } from "../../domain/purchase.js";
+import { advance } from "../../domain/purchase-machine.js";
 import type { LedgerConnection } from "./connection.js";
 import { leaseUntil, newLeaseToken, RowLease } from "./lease.js";
 import type { LedgerTables, PaymentRow, PurchaseRow } from "./schema.js";
@@ -48,6 +49,7 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
             .insertInto("purchases")
             .values({
               ...toRow(purchase),
+              version: 1,
               // One awaiting payment is looked at when its window closes.
               due_at: new Date(purchase.payment?.expiresAt ?? purchase.createdAt),
               lease_owner: token,
@@ -74,6 +76,7 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
         .executeTakeFirst(),
     );
     if (created) {
+      purchase.version = 1;
       return {
         kind: "created",
         lease: new RowLease(() => this.ledger.db, purchase.id, token, leaseMs),
@@ -88,12 +91,50 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
   async takeCheckout(purchase: Purchase): Promise<boolean> {
     const checkoutId = purchase.checkout?.id;
     if (!checkoutId) throw new Error("no checkout token to take");
-    return (await this.ledger.run((db) => this.write(db, purchase, undefined, checkoutId))) === 1;
+    const written = await this.ledger.run((db) => this.write(db, purchase, undefined, checkoutId));
+    if (written) return true;
+    await this.refuseStale(purchase);
+    return false;
   }
 
   async save(purchase: Purchase, dueAt?: number): Promise<void> {
-    const rows = await this.ledger.run((db) => this.write(db, purchase, dueAt));
-    if (rows !== 1) throw new Error("no such purchase in the ledger");
+    if (await this.ledger.run((db) => this.write(db, purchase, dueAt))) return;
+    await this.refuseStale(purchase);
+    throw new Error("no such purchase in the ledger");
+  }
+
+  async postpone(purchase: Purchase, dueAt: number): Promise<boolean> {
+    const moved = await this.ledger.run((db) =>
+      db
+        .updateTable("purchases")
+        .set({ due_at: new Date(dueAt) })
+        .where("id", "=", purchase.id)
+        .where("version", "=", purchase.version)
+        .where("due_at", "is not", null)
+        .executeTakeFirst(),
+    );
+    return moved.numUpdatedRows === 1n;
+  }
+
+  async checkouts(purchaseId: string): Promise<string[]> {
+    const rows = await this.ledger.run((db) =>
+      db
+        .selectFrom("purchase_checkouts")
+        .select("checkout_id")
+        .where("purchase_id", "=", purchaseId)
+        .orderBy("taken_at")
+        .orderBy("checkout_id")
+        .execute(),
+    );
+    return rows.map((row) => row.checkout_id);
+  }
+
+  /** A write that changed nothing: StaleWriteError when the row is at another version. */
+  private async refuseStale(purchase: Purchase): Promise<void> {
+    const row = await this.ledger.run((db) =>
+      db.selectFrom("purchases").select("version").where("id", "=", purchase.id).executeTakeFirst(),
+    );
+    if (row && row.version !== purchase.version) throw new StaleWriteError(purchase.id);
   }
 
   get(id: string): Promise<Purchase | null> {
@@ -241,19 +282,19 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
           };
         }
         const from = purchase.phase;
-        purchase.phase = "paid";
-        purchase.payment = { ...(purchase.payment as PurchasePayment), charge: payment.charge };
-        purchase.updatedAt = payment.charge.at;
+        advance(purchase, { type: "pay", charge: payment.charge }, payment.charge.at);
         await tx
           .updateTable("purchases")
           .set({
             ...toRow(purchase),
+            version: purchase.version + 1,
             due_at: sql<Date>`now()`,
             lease_owner: token,
             lease_until: leaseUntil(leaseMs),
           })
           .where("id", "=", purchase.id)
           .execute();
+        purchase.version += 1;
         await this.event(tx, purchase, from);
         return {
           kind: "applied",
@@ -341,12 +382,10 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
             .executeTakeFirst();
           language = row?.language ?? null;
           if (row && done.applied && row.phase === "refund-due") {
-            const purchase = fromRow(row);
-            purchase.phase = "refunded";
-            purchase.updatedAt = Date.now();
+            const purchase = advance(fromRow(row), { type: "refund" }, Date.now());
             await tx
               .updateTable("purchases")
-              .set({ ...toRow(purchase), due_at: null })
+              .set({ ...toRow(purchase), version: purchase.version + 1, due_at: null })
               .where("id", "=", purchase.id)
               .execute();
             await tx
@@ -406,6 +445,7 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
           .returning("id")
           .executeTakeFirst();
         if (!inserted) return false;
+        purchase.version = 1;
         for (const checkoutId of checkouts) {
           await tx
             .insertInto("purchase_checkouts")
@@ -424,18 +464,20 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
   }
 
   /**
-   * The row as the purchase now is, and an event when its phase or "told" moved: one statement,
-   * so one round trip and atomic by itself. With `bind`, the checkout token is bound to this
-   * purchase first, and nothing is written when another purchase has it. Returns the rows
-   * written (0 or 1).
+   * The row as the purchase now is, over the version the copy was read at, and an event when its
+   * phase or "told" moved: one statement, so one round trip and atomic by itself. With `bind`,
+   * the checkout token is bound to this purchase first, and nothing is written when another
+   * purchase has it. True when written; the copy's version then moves on with the row's.
    */
   private async write(
     db: Kysely<LedgerTables>,
     purchase: Purchase,
     dueAt?: number,
     bind?: string,
-  ): Promise<number> {
+  ): Promise<boolean> {
     const due = dueAt === undefined ? null : new Date(dueAt);
+    const current = (eb: ExpressionBuilder<LedgerTables, "purchases">) =>
+      eb.and([eb("id", "=", purchase.id), eb("version", "=", purchase.version)]);
     const written = await db
       .with("bound", (q) =>
         q
@@ -448,8 +490,9 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
                 eb.val(purchase.id).as("purchase_id"),
                 sql<Date>`now()`.as("taken_at"),
               ])
-              // Without a token to bind, nothing is inserted.
-              .where(sql<boolean>`${bind ?? null}::text IS NOT NULL`),
+              // Without a token to bind, or over a stale copy, nothing is inserted.
+              .where(sql<boolean>`${bind ?? null}::text IS NOT NULL`)
+              .where((eb) => eb.exists(eb.selectFrom("purchases").select("id").where(current))),
           )
           .onConflict((conflict) => conflict.doNothing())
           .returning("purchase_id"),
@@ -457,8 +500,8 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
       .with("before", (q) =>
         q
           .selectFrom("purchases")
-          .select(["id", "phase", "told", "due_at"])
-          .where("id", "=", purchase.id)
+          .select(["id", "phase", "told", "due_at", "version"])
+          .where(current)
           .$if(bind !== undefined, (select) =>
             // The token is this purchase's: just bound, or bound before by this one.
             select.where((eb) =>
@@ -481,6 +524,7 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
           .updateTable("purchases")
           .set({
             ...toRow(purchase),
+            version: sql<number>`before.version + 1`,
             due_at: isOpen(purchase)
               ? sql<Date>`coalesce(${due}::timestamptz, before.due_at, now())`
               : null,
@@ -499,6 +543,25 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
           .where("refund", "=", "none")
           .where(sql<boolean>`${purchase.phase}::text = 'refund-due'`)
           .where((eb) => eb.exists(eb.selectFrom("changed").select("changed.from_phase")))
+          .returning("payments.id"),
+      )
+      // Topped up after all (the last look before a refund found it): owed no more.
+      .with("settled", (q) =>
+        q
+          .updateTable("payments")
+          .set({ refund: "none", refund_due_at: null, refund_reason: null })
+          .where("purchase_id", "=", purchase.id)
+          .where("applied", "=", true)
+          .where("refund", "=", "due")
+          .where(sql<boolean>`${purchase.phase}::text = 'charged'`)
+          .where((eb) =>
+            eb.exists(
+              eb
+                .selectFrom("changed")
+                .select("changed.from_phase")
+                .where("changed.from_phase", "=", "refund-due"),
+            ),
+          )
           .returning("payments.id"),
       )
       .with("event", (q) =>
@@ -526,7 +589,9 @@ export class LedgerPurchases implements PurchaseStore, PaymentLedger {
       .selectFrom("changed")
       .select(sql<string>`count(*)`.as("rows"))
       .executeTakeFirst();
-    return Number(written?.rows ?? 0);
+    if (Number(written?.rows ?? 0) !== 1) return false;
+    purchase.version += 1;
+    return true;
   }
 
   private async event(
@@ -727,6 +792,7 @@ function fromRow(row: Selectable<PurchaseRow>): Purchase {
   const renewed = row.renewed_until as { end: ProviderTime | null } | null;
   return {
     id: row.id,
+    version: Number(row.version),
     buyer: Number(row.buyer),
     language: row.language,
     customer: { cuid: row.customer_id, name: row.customer_name },

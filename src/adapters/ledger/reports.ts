@@ -8,6 +8,7 @@ import { SERVICE_KINDS } from "../../domain/model.js";
 import type { Amount } from "../../domain/money.js";
 import { fromMinorUnits, minorUnitDigits } from "../../domain/payment.js";
 import type { PaymentMethod } from "../../domain/purchase.js";
+import { OUTCOME_OF_PHASE } from "../../domain/purchase-machine.js";
 import {
   BEST_SELLERS,
   type DaySales,
@@ -26,14 +27,15 @@ import {
 import type { LedgerConnection } from "./connection.js";
 import type { LedgerTables } from "./schema.js";
 
-/** The one place that says which phases count as which outcome (see domain/report.ts). */
+/** The machine's `outcomeOf` in SQL, built from its own table (domain/purchase-machine.ts). */
 const OUTCOME = sql<ReportOutcome>`CASE
-  WHEN phase = 'charged' THEN 'charged'
   WHEN phase = 'not-charged' AND reason = 'declined' THEN 'declined'
-  WHEN phase = 'not-charged' THEN 'not-charged'
-  WHEN phase IN ('requested', 'unknown') THEN 'unknown'
-  WHEN phase IN ('awaiting-payment', 'unpaid', 'refund-due', 'refunded') THEN phase
-  ELSE 'pending' END`;
+  ${sql.join(
+    Object.entries(OUTCOME_OF_PHASE).map(
+      ([phase, outcome]) => sql`WHEN phase = ${sql.lit(phase)} THEN ${sql.lit(outcome)}`,
+    ),
+    sql` `,
+  )} END`;
 /** Not finished yet (domain/purchase.ts); a refund due is finished as a top-up. */
 const OPEN_PHASES = sql.raw(
   `'created', 'token-taken', 'requested', 'unknown', 'awaiting-payment', 'paid'`,

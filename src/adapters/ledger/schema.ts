@@ -9,6 +9,8 @@ type Json = ColumnType<unknown, string | null, string | null>;
 
 export interface PurchaseRow {
   id: string;
+  /** Moves on with every write; a write names the version it read (migrations/0004). */
+  version: ColumnType<number, number | undefined, number>;
   buyer: ColumnType<number | string, number, number>;
   language: string;
   customer_id: string;

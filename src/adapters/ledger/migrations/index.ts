@@ -2,8 +2,10 @@
 import type { Migration } from "kysely/migration";
 import { purchases } from "./0001-purchases.js";
 import { payments } from "./0002-payments.js";
+import { purchaseVersions } from "./0004-purchase-versions.js";
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001-purchases": purchases,
   "0002-payments": payments,
+  "0004-purchase-versions": purchaseVersions,
 };

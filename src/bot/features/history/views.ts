@@ -1,25 +1,24 @@
 // What /history shows: one line a top-up, as the buyer knows it from their receipt.
-import { isOpen, type Purchase } from "../../../domain/purchase.js";
+import type { Purchase } from "../../../domain/purchase.js";
+import { type Outcome, outcomeOf } from "../../../domain/purchase-machine.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import { bouquetTitle, connectionName, type Translate } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 
 export const HISTORY_SHOWN = 10;
 
-/** Phases a payment adds, each in its own words. */
-const PAYMENT_PHASES: Partial<Record<Purchase["phase"], string>> = {
+/** The machine's outcome in the buyer's words. */
+const OUTCOME_KEYS: Readonly<Record<Outcome, string>> = {
+  charged: "history-charged",
+  declined: "history-declined",
+  "not-charged": "history-not-charged",
+  unpaid: "history-not-charged",
+  unknown: "history-checking",
+  pending: "history-checking",
   "awaiting-payment": "history-awaiting-payment",
   "refund-due": "history-refund-due",
   refunded: "history-refunded",
 };
-
-function outcomeOf(purchase: Purchase, t: Translate): string {
-  if (purchase.phase === "charged") return t("history-charged");
-  const payment = PAYMENT_PHASES[purchase.phase];
-  if (payment) return t(payment);
-  if (isOpen(purchase)) return t("history-checking");
-  return t(purchase.reason === "declined" ? "history-declined" : "history-not-charged");
-}
 
 export function historyText(purchases: Purchase[], t: Translate, fmt: ValueFormatter): string {
   if (purchases.length === 0) return t("history-none");
@@ -32,7 +31,7 @@ export function historyText(purchases: Purchase[], t: Translate, fmt: ValueForma
       txnId: purchase.transaction
         ? `<code>${escapeHtml(truncate(purchase.transaction.txnId, 40))}</code>`
         : "—",
-      outcome: outcomeOf(purchase, t),
+      outcome: t(OUTCOME_KEYS[outcomeOf(purchase)]),
     }),
   );
   return [`<b>${t("history-title", { count: lines.length })}</b>`, ...lines].join("\n\n");

@@ -3,7 +3,8 @@
 import { InlineKeyboard } from "grammy";
 import { parseBouquetName } from "../../../domain/bouquet-name.js";
 import type { Connection, Transaction } from "../../../domain/model.js";
-import { isOpen, type Purchase } from "../../../domain/purchase.js";
+import type { Purchase } from "../../../domain/purchase.js";
+import { type Outcome, outcomeOf } from "../../../domain/purchase-machine.js";
 import type { ConnectionDetails, CustomerDetails } from "../../../domain/support.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import {
@@ -98,15 +99,20 @@ export function refreshKeyboard(refId: string, t: Translate): InlineKeyboard {
   return new InlineKeyboard().text(t("support-button-refresh"), refreshButtons.encode(refId));
 }
 
-/** How a purchase stands, in the words staff know: done, pending, not charged, failed. */
-function stateLabel(purchase: Purchase, t: Translate): string {
-  if (purchase.phase === "charged") return t("support-state-done");
-  if (purchase.phase === "refund-due") return t("support-state-refund-due");
-  if (purchase.phase === "refunded") return t("support-state-refunded");
-  if (purchase.phase === "awaiting-payment") return t("support-state-awaiting-payment");
-  if (isOpen(purchase)) return t("support-state-pending");
-  return t(purchase.reason === "declined" ? "support-state-failed" : "support-state-not-charged");
-}
+/** The machine's outcome in the words staff know: done, pending, not charged, failed. */
+const STATE_KEYS: Readonly<Record<Outcome, string>> = {
+  charged: "support-state-done",
+  declined: "support-state-failed",
+  "not-charged": "support-state-not-charged",
+  unpaid: "support-state-not-charged",
+  unknown: "support-state-pending",
+  pending: "support-state-pending",
+  "awaiting-payment": "support-state-awaiting-payment",
+  "refund-due": "support-state-refund-due",
+  refunded: "support-state-refunded",
+};
+
+const stateLabel = (purchase: Purchase, t: Translate) => t(STATE_KEYS[outcomeOf(purchase)]);
 
 function serviceConnection(service: string | null, id: string | null, t: Translate): string {
   const known = service === "tv" || service === "internet" || service === "iptv";
