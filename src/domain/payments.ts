@@ -289,9 +289,13 @@ export class PaymentService {
           minor: found.minor,
           charge: found.charge,
         });
-        // Paid, but not what was asked: owed back (receive said so); the purchase ends here.
-        if (received === "stray") await this.end(purchase, "amount-differs", true);
-        return received === "stray" ? "ended" : "paid";
+        if (received === "applied" || received === "kept") return "paid";
+        // Recorded before, or paying for nothing: an offer still awaiting after it was not paid
+        // by it (another amount, owed back) and ends here.
+        const now = await this.book.get(purchase.id);
+        if (now?.phase !== "awaiting-payment") return now?.phase === "unpaid" ? "ended" : "paid";
+        await this.end(now, "amount-differs", true);
+        return "ended";
       }
       case "waiting":
         // Nothing new: only the next check time, and only if nothing else moved it meanwhile.
@@ -340,8 +344,13 @@ export class PaymentService {
     }
   }
 
-  /** Cancelled by its buyer, unless it was paid (or ended) meanwhile: then it stays as it is. */
+  /**
+   * Cancelled by its buyer, unless it was paid (or ended) meanwhile. A system that must be asked
+   * is asked first: a payment already made is received, never cancelled away, and one that
+   * cannot be asked now (or holds a payment) stays awaiting, looked up at its next check.
+   */
   private async endUnlessMoved(purchase: Purchase): Promise<boolean> {
+    if (this.system.lookup && (await this.lookUp(purchase, false)) !== "waiting") return false;
     try {
       await this.end(purchase, "cancelled", true);
       return true;

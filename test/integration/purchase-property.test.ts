@@ -1,0 +1,464 @@
+// The money rules as a property (fast-check), over the real domain services and the real ledger:
+// random sequences of taps, payments, duplicate and late confirmations, lookups, cancels,
+// refusals, unknown and lost outcomes, lagging or unreachable txn-status, the clock moving on,
+// restarts and staff marking refunds never give more than one top-up per purchase, never a
+// refund of a purchase that was topped up, and always end money received in a top-up or a
+// refund, once the outside world answers again.
+import fc from "fast-check";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
+import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
+import { TransportFailure } from "../../src/adapters/provider/transport.js";
+import type { PackageOffer, Transaction } from "../../src/domain/model.js";
+import { OutcomeTeller } from "../../src/domain/outcomes.js";
+import type { PaymentSystem } from "../../src/domain/payment.js";
+import { PaymentService } from "../../src/domain/payments.js";
+import type { ProviderPort } from "../../src/domain/ports.js";
+import {
+  ProviderRejectedError,
+  ProviderUnavailableError,
+  TopupOutcomeUnknownError,
+} from "../../src/domain/provider-errors.js";
+import type { Purchase } from "../../src/domain/purchase.js";
+import { PurchaseBook } from "../../src/domain/purchase-book.js";
+import { Reconciler } from "../../src/domain/reconciler.js";
+import { RefundDesk } from "../../src/domain/refunds.js";
+import { type PurchaseIntent, TopupService } from "../../src/domain/topup.js";
+import { captureLogs } from "../support/log-capture.js";
+import { testDatabase } from "../support/postgres.js";
+
+const TTL_MS = 300_000;
+const MARGIN_MS = 30_000;
+const WINDOW_MS = 600_000;
+const PRICE_MINOR = 70_000;
+
+type TopupMode = "ok" | "refuse" | "lost-after" | "lost-before" | "down";
+type TxnMode = "honest" | "lagging" | "down";
+
+/** What the outside world holds: the provider's top-ups and the wallet's payments. */
+interface World {
+  now: number;
+  topupMode: TopupMode;
+  txnMode: TxnMode;
+  walletDown: boolean;
+  tokens: number;
+  /** Top-ups the provider executed, by checkout token. */
+  executed: Map<string, { txnId: string; at: number }>;
+  /** Payments buyers made at the payment system, by offer handle. */
+  wallet: Map<string, { minor: number }>;
+}
+
+type Op =
+  | { op: "confirm"; buyer: number; replay: boolean }
+  | { op: "pay"; buyer: number; exact: boolean }
+  | { op: "push"; buyer: number }
+  | { op: "check"; buyer: number }
+  | { op: "cancel"; buyer: number }
+  | { op: "reconcile" }
+  | { op: "topup-mode"; mode: TopupMode }
+  | { op: "txn-mode"; mode: TxnMode }
+  | { op: "wallet-down"; down: boolean }
+  | { op: "tick"; ms: number }
+  | { op: "restart" }
+  | { op: "last-look"; buyer: number }
+  | { op: "mark-refunded"; buyer: number };
+
+const buyer = fc.constantFrom(1, 2);
+const ops: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("confirm"), buyer, replay: fc.boolean() }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("pay"), buyer, exact: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("push"), buyer }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("check"), buyer }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("cancel"), buyer }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("reconcile") }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("topup-mode"),
+      mode: fc.constantFrom<TopupMode>("ok", "refuse", "lost-after", "lost-before", "down"),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant("txn-mode"),
+      mode: fc.constantFrom<TxnMode>("honest", "lagging", "down"),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("wallet-down"), down: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("tick"),
+      ms: fc.constantFrom(1_000, 60_000, 280_000, 400_000, 700_000),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("restart") }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("last-look"), buyer }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("mark-refunded"), buyer }) },
+) as fc.Arbitrary<Op>;
+
+/**
+ * The provider as the domain sees it: a token is single-use and expires; a top-up answered
+ * "lost" may or may not have been executed; txn-status may lag (by at most the safety margin:
+ * a provider whose txn-status lags longer than a token lives cannot be told apart from one
+ * that did nothing) or be unreachable.
+ */
+function providerOf(world: World): ProviderPort {
+  const transaction = (checkoutId: string, txnId: string): Transaction => ({
+    txnId,
+    orderId: checkoutId,
+    cuid: "1000001",
+    connectionId: "stb1",
+    bouquetCode: "GOLD",
+    amount: "700",
+    date: null,
+    status: "success",
+    service: "tv",
+  });
+  const execute = (checkoutId: string, issuedAt: number) => {
+    if (world.executed.has(checkoutId) || world.now > issuedAt + TTL_MS) return null;
+    const txnId = `T-${checkoutId}`;
+    world.executed.set(checkoutId, { txnId, at: world.now });
+    return txnId;
+  };
+  const issued = new Map<string, number>();
+  return {
+    getCustomer: () => Promise.reject(new Error("not used")),
+    async getPackages(): Promise<PackageOffer> {
+      if (world.topupMode === "down") {
+        throw new ProviderUnavailableError("get-subscription-package", "HTTP 503");
+      }
+      const id = `co${++world.tokens}`;
+      issued.set(id, world.now);
+      return {
+        checkout: { id, issuedAt: new Date(world.now) },
+        customer: { cuid: "1000001", firstName: "A", lastName: "B", status: "active" },
+        connection: { service: "tv", id: "stb1", status: "active" },
+        subscriptions: [],
+        bouquets: [BOUQUET],
+      };
+    },
+    async topup(request) {
+      const issuedAt = issued.get(request.checkoutId) ?? 0;
+      switch (world.topupMode) {
+        case "ok": {
+          const txnId = execute(request.checkoutId, issuedAt);
+          if (!txnId) throw new ProviderRejectedError("subscription-package-topup", "E", "", 200);
+          return transaction(request.checkoutId, txnId);
+        }
+        case "refuse":
+          throw new ProviderRejectedError("subscription-package-topup", "E", "", 200);
+        case "lost-after":
+          execute(request.checkoutId, issuedAt);
+          throw new TopupOutcomeUnknownError(request.checkoutId, "timeout");
+        case "lost-before":
+          throw new TopupOutcomeUnknownError(request.checkoutId, "timeout");
+        case "down":
+          throw new TransportFailure("subscription-package-topup", "ECONNREFUSED", false);
+      }
+    },
+    async txnStatus(checkoutId) {
+      if (world.txnMode === "down") throw new ProviderUnavailableError("txn-status", "HTTP 502");
+      const found = world.executed.get(checkoutId);
+      const visible = found && (world.txnMode === "honest" || world.now >= found.at + MARGIN_MS);
+      if (!found || !visible) throw new ProviderRejectedError("txn-status", "NF", "", 200);
+      return transaction(checkoutId, found.txnId);
+    },
+  };
+}
+
+const BOUQUET = {
+  code: "GOLD",
+  name: "Gold (MONTHLY)",
+  displayName: "Gold",
+  price: "700",
+  period: "monthly" as const,
+  addOn: false,
+};
+
+/** A payment system that must be asked (as Khalti): the wallet holds what buyers paid. */
+function paymentSystemOf(world: World): PaymentSystem {
+  return {
+    method: "khalti",
+    async offer(purchase, record) {
+      const handle = `pidx-${purchase.id}`;
+      await record(handle);
+      return { handle };
+    },
+    async withdraw() {},
+    async lookup(purchase) {
+      if (world.walletDown) throw new Error("the payment system is unreachable");
+      const handle = purchase.payment?.offer ?? "";
+      const paid = world.wallet.get(handle);
+      if (paid) {
+        return {
+          state: "paid",
+          minor: paid.minor,
+          charge: { id: handle, providerId: `k-${handle}`, at: world.now },
+        };
+      }
+      if (world.now > (purchase.payment?.expiresAt ?? 0))
+        return { state: "ended", cancelled: false };
+      return { state: "waiting", pending: false };
+    },
+  };
+}
+
+const { logger } = captureLogs();
+let ledger: LedgerConnection;
+
+beforeAll(async () => {
+  ledger = new LedgerConnection(
+    {
+      kind: "postgres",
+      url: await testDatabase("purchase_property"),
+      poolSize: 4,
+      statementTimeoutMs: 5_000,
+    },
+    { log: logger },
+  );
+  await ledger.open();
+}, 60_000);
+afterAll(async () => {
+  await ledger.close();
+});
+
+/** The bot's money path, as one process builds it; a restart builds it again. */
+function processOf(world: World) {
+  const clock = () => world.now;
+  const store = new LedgerPurchases(ledger, "property");
+  const book = new PurchaseBook(store, logger);
+  const teller = new OutcomeTeller(book, { tell: async () => undefined }, logger);
+  const topups = new TopupService(
+    providerOf(world),
+    book,
+    teller,
+    {
+      checkoutTtlMs: TTL_MS,
+      checkoutSafetyMarginMs: MARGIN_MS,
+      verifyWindowMs: 0,
+      verifyFirstDelayMs: 1,
+      verifyMaxDelayMs: 1,
+      lockTtlMs: 5_000,
+      recheckMaxMs: 60_000,
+      paidRetryWindowMs: WINDOW_MS,
+    },
+    logger,
+    clock,
+  );
+  const refunds = new RefundDesk(
+    book,
+    store,
+    teller,
+    { alertOperators: async () => undefined, tellBuyer: async () => undefined },
+    (id) => topups.lastLook(id),
+    logger,
+  );
+  const system = paymentSystemOf(world);
+  const payments = new PaymentService(
+    book,
+    store,
+    topups,
+    teller,
+    system,
+    refunds,
+    () => true,
+    {
+      currency: "NPR",
+      minorDigits: 2,
+      windowMs: WINDOW_MS,
+      lockTtlMs: 5_000,
+      retryMs: 10,
+      checkMs: 60_000,
+    },
+    logger,
+    clock,
+  );
+  const reconciler = new Reconciler(
+    book,
+    payments,
+    teller,
+    { intervalMs: 1_000, minDelayMs: 10, lockTtlMs: 5_000 },
+    logger,
+    clock,
+  );
+  return { store, topups, refunds, payments, reconciler };
+}
+
+describe("the money rules, whatever happens in whatever order", () => {
+  it("hold: at most one top-up, no refund after a top-up, money received ends in one or the other", async () => {
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(ops, { minLength: 5, maxLength: 30 }), async (sequence) => {
+        runs++;
+        await sql`TRUNCATE payments, purchase_events, purchase_checkouts, purchases`.execute(
+          ledger.db,
+        );
+        const world: World = {
+          now: Date.parse("2026-11-25T08:00:00Z"),
+          topupMode: "ok",
+          txnMode: "honest",
+          walletDown: false,
+          tokens: runs * 1_000,
+          executed: new Map(),
+          wallet: new Map(),
+        };
+        let bot = processOf(world);
+        const intents = new Map<number, string>();
+        let made = 0;
+        const latest = async (who: number): Promise<Purchase | null> =>
+          (await bot.store.ofBuyer(who, 1))[0] ?? null;
+
+        const apply = async (step: Op) => {
+          switch (step.op) {
+            case "confirm": {
+              const replayed = step.replay ? intents.get(step.buyer) : undefined;
+              const id = replayed ?? `r${runs}-i${++made}`;
+              intents.set(step.buyer, id);
+              await bot.payments.open(intentOf(id, step.buyer, world.now));
+              return;
+            }
+            case "pay": {
+              // A buyer pays only an offer the chat still shows, and only while it is valid.
+              const purchase = (await bot.store.awaitingPayment(step.buyer)).at(-1);
+              const handle = purchase?.payment?.offer;
+              if (!purchase?.payment || !handle || world.wallet.has(handle)) return;
+              if (world.now > purchase.payment.expiresAt) return;
+              world.wallet.set(handle, { minor: step.exact ? PRICE_MINOR : PRICE_MINOR + 100 });
+              return;
+            }
+            case "push": {
+              // A confirmation pushed to the bot (a return page, a duplicate, a late one).
+              const purchase = await latest(step.buyer);
+              const handle = purchase?.payment?.offer;
+              const paid = handle ? world.wallet.get(handle) : undefined;
+              if (!purchase || !handle || !paid) return;
+              await bot.payments.receive({
+                method: "khalti",
+                purchaseId: purchase.id,
+                currency: "NPR",
+                minor: paid.minor,
+                charge: { id: handle, providerId: `k-${handle}`, at: world.now },
+              });
+              return;
+            }
+            case "check": {
+              const purchase = await latest(step.buyer);
+              if (purchase) await bot.payments.checkNow(purchase.id);
+              return;
+            }
+            case "cancel":
+              await bot.payments.cancel(step.buyer);
+              return;
+            case "reconcile":
+              await bot.reconciler.runOnce();
+              return;
+            case "topup-mode":
+              world.topupMode = step.mode;
+              return;
+            case "txn-mode":
+              world.txnMode = step.mode;
+              return;
+            case "wallet-down":
+              world.walletDown = step.down;
+              return;
+            case "tick":
+              world.now += step.ms;
+              return;
+            case "restart":
+              await bot.payments.drain();
+              bot = processOf(world);
+              return;
+            case "last-look": {
+              const purchase = await latest(step.buyer);
+              if (purchase) await bot.topups.lastLook(purchase.id);
+              return;
+            }
+            case "mark-refunded": {
+              const purchase = await latest(step.buyer);
+              // Staff refund only what the desk lists, after its last look.
+              if (purchase?.phase !== "refund-due") return;
+              if ((await bot.topups.lastLook(purchase.id)) !== "owed") return;
+              await bot.refunds.markRefunded(purchase.id, "staff", null);
+              return;
+            }
+          }
+        };
+
+        for (const step of sequence) {
+          await apply(step);
+          await bot.payments.drain();
+        }
+        // The outside world answers again, and time passes: every window and token runs out.
+        Object.assign(world, { topupMode: "ok", txnMode: "honest", walletDown: false });
+        for (let pass = 0; pass < 6; pass++) {
+          world.now += WINDOW_MS + TTL_MS;
+          await bot.reconciler.runOnce();
+          await bot.payments.drain();
+        }
+        await assertMoneyRules(world);
+      }),
+      { numRuns: 80, endOnFailure: true },
+    );
+  }, 180_000);
+});
+
+function intentOf(id: string, buyer: number, now: number): PurchaseIntent {
+  return {
+    intentId: id,
+    buyer,
+    language: "en",
+    customer: { cuid: "1000001", firstName: "A", lastName: "B", status: "active" },
+    connection: { service: "tv", id: "stb1", status: "active" },
+    bouquet: BOUQUET,
+    checkout: { id: `listed-${id}`, issuedAt: new Date(now) },
+  };
+}
+
+async function assertMoneyRules(world: World): Promise<void> {
+  const purchases = await ledger.db.selectFrom("purchases").selectAll().execute();
+  const checkouts = await ledger.db.selectFrom("purchase_checkouts").selectAll().execute();
+  const payments = await ledger.db.selectFrom("payments").selectAll().execute();
+  const executedOf = (purchaseId: string) =>
+    checkouts.filter((c) => c.purchase_id === purchaseId && world.executed.has(c.checkout_id));
+  // Every top-up the provider executed belongs to a purchase of the ledger.
+  const known = new Set(checkouts.map((c) => c.checkout_id));
+  for (const token of world.executed.keys()) expect(known.has(token)).toBe(true);
+
+  for (const row of purchases) {
+    const executed = executedOf(row.id);
+    const state = `${row.id}: ${row.phase}, ${executed.length} top-up(s)`;
+    expect(executed.length, state).toBeLessThanOrEqual(1);
+    // Settled: nothing is left open once the world answers and every window has passed.
+    expect(["charged", "unpaid", "refund-due", "refunded"], state).toContain(row.phase);
+    if (row.phase === "charged") {
+      expect(executed.length, state).toBe(1);
+      expect(row.txn_id, state).toBe(world.executed.get(executed[0]?.checkout_id ?? "")?.txnId);
+      expect(row.payment_charge_id, state).not.toBeNull();
+    } else {
+      // Not charged, owed back or refunded: the provider executed nothing for it.
+      expect(executed.length, state).toBe(0);
+    }
+    if (row.phase === "unpaid") expect(row.payment_charge_id, state).toBeNull();
+  }
+  // Money received: every payment a buyer made is in the ledger, and ends in a top-up or a refund.
+  for (const [handle] of world.wallet) {
+    const payment = payments.find((p) => p.charge_id === handle);
+    expect(payment, `payment ${handle}`).toBeDefined();
+    const purchase = purchases.find((p) => p.id === payment?.purchase_id);
+    if (payment?.applied) {
+      expect(["charged", "refund-due", "refunded"]).toContain(purchase?.phase);
+      expect(payment.refund).toBe(
+        purchase?.phase === "charged"
+          ? "none"
+          : purchase?.phase === "refunded"
+            ? "refunded"
+            : "due",
+      );
+    } else {
+      expect(["due", "refunded"]).toContain(payment?.refund);
+    }
+  }
+}
