@@ -61,7 +61,9 @@ class MoneyRulesBrokenError extends Error {
 export const moneyRules: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
     // No write of a replica still on the previous release slips in between the check of the rows
-    // and the rules (the lock CREATE TRIGGER takes anyway, taken first; held until commit).
+    // and the rules (the lock CREATE TRIGGER takes anyway, taken first; held until commit). The
+    // Migrator runs every pending migration in one transaction (PostgreSQL and PGlite alike):
+    // LOCK TABLE fails outside one, so this migration could never run half-applied.
     await sql`LOCK TABLE purchases, payments IN SHARE ROW EXCLUSIVE MODE`.execute(db);
     await refuseBrokenRows(db);
 
