@@ -26,7 +26,11 @@ describe("migrations", () => {
     const applied = await sql<{ name: string }>`SELECT name FROM ledger_migrations`.execute(
       replicas[0]?.db ?? ({} as never),
     );
-    expect(applied.rows.map((row) => row.name)).toEqual(["0001-purchases", "0002-payments"]);
+    expect(applied.rows.map((row) => row.name)).toEqual([
+      "0001-purchases",
+      "0002-payments",
+      "0003-money-rules",
+    ]);
     await Promise.all(replicas.map((replica) => replica.close()));
   });
 
@@ -56,7 +60,7 @@ describe("migrations", () => {
     migrate.stdout?.on("data", (chunk) => (output += String(chunk)));
     const code = await new Promise((resolve) => migrate.once("exit", resolve));
     expect(code).toBe(0);
-    expect(output).toContain('"applied":["0001-purchases","0002-payments"]');
+    expect(output).toContain('"applied":["0001-purchases","0002-payments","0003-money-rules"]');
   });
 });
 

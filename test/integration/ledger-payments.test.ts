@@ -126,10 +126,10 @@ describe.each(targets)("the ledger's payments on %s", (_, target) => {
 
   it("holds the payment rules in the database itself", async () => {
     await awaiting("p6");
-    // Topped up without a recorded charge: refused.
+    // Paid (the way to a top-up) without a recorded charge: refused.
     await expect(
-      sql`UPDATE purchases SET phase = 'token-taken' WHERE id = 'p6'`.execute(ledger.db),
-    ).rejects.toThrow();
+      sql`UPDATE purchases SET phase = 'paid' WHERE id = 'p6'`.execute(ledger.db),
+    ).rejects.toThrow(/purchases_paid_before_topup/);
     // A charge id once per method.
     const insert = (charge: string) =>
       sql`INSERT INTO payments (purchase_id, method, currency, minor, charge_id, applied, refund, refund_due_at)

@@ -72,16 +72,39 @@ describe.each(targets)("the ledger's purchases on %s", (_, target) => {
 
   it("holds the rules in the database itself, whoever writes", async () => {
     await store.create(fresh({ id: "i1" }), 1_000);
-    await store.adopt(purchaseOf({ id: "i2", reference: "r2" }), []);
+    // Paid, not yet in flight (a finished purchase never moves again: 0003-money-rules).
+    const at = Date.now();
+    await store.adopt(
+      purchaseOf({
+        id: "i2",
+        reference: "r2",
+        phase: "paid",
+        told: null,
+        transaction: null,
+        payment: {
+          method: "telegram",
+          currency: "NPR",
+          minor: 70_000,
+          expiresAt: at,
+          charge: { id: "c2", providerId: "prov-c2", at },
+        },
+      }),
+      [],
+    );
     // A second purchase of the same buyer cannot be put in flight, even by hand.
     await expect(
       ledger.db
         .updateTable("purchases")
-        .set({ phase: "requested", due_at: new Date() })
+        .set({ phase: "token-taken" })
         .where("id", "=", "i2")
         .execute(),
     ).rejects.toThrow(/purchases_one_in_flight_per_buyer/);
-    // Charged without the provider's transaction id is refused.
+    // Charged without the provider's transaction id is refused (from a phase it may follow).
+    await ledger.db
+      .updateTable("purchases")
+      .set({ phase: "token-taken" })
+      .where("id", "=", "i1")
+      .execute();
     await expect(
       ledger.db
         .updateTable("purchases")

@@ -2,10 +2,12 @@
 import type { Migration } from "kysely/migration";
 import { purchases } from "./0001-purchases.js";
 import { payments } from "./0002-payments.js";
+import { moneyRules } from "./0003-money-rules.js";
 import { purchaseVersions } from "./0004-purchase-versions.js";
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001-purchases": purchases,
   "0002-payments": payments,
+  "0003-money-rules": moneyRules,
   "0004-purchase-versions": purchaseVersions,
 };
