@@ -30,6 +30,7 @@ describe("migrations", () => {
       "0001-purchases",
       "0002-payments",
       "0003-money-rules",
+      "0004-purchase-versions",
     ]);
     await Promise.all(replicas.map((replica) => replica.close()));
   });
@@ -60,7 +61,9 @@ describe("migrations", () => {
     migrate.stdout?.on("data", (chunk) => (output += String(chunk)));
     const code = await new Promise((resolve) => migrate.once("exit", resolve));
     expect(code).toBe(0);
-    expect(output).toContain('"applied":["0001-purchases","0002-payments","0003-money-rules"]');
+    expect(output).toContain(
+      '"applied":["0001-purchases","0002-payments","0003-money-rules","0004-purchase-versions"]',
+    );
   });
 });
 

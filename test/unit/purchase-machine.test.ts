@@ -3,6 +3,7 @@
 // phase, and the diagram in docs/architecture.md is the declaration's own.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { ALLOWED_PHASE_CHANGES } from "../../src/adapters/ledger/migrations/0003-money-rules.js";
 import type { Purchase, PurchasePhase } from "../../src/domain/purchase.js";
 import {
   advance,
@@ -115,6 +116,11 @@ describe("the purchase's state machine", () => {
       ["refund-due", "charged"],
       ["refund-due", "refunded"],
     ]);
+  });
+
+  it("is the table the ledger's trigger holds (0003-money-rules)", () => {
+    const key = ([from, to]: readonly [string, string]) => `${from} > ${to}`;
+    expect(phaseChanges().map(key).sort()).toEqual(ALLOWED_PHASE_CHANGES.map(key).sort());
   });
 
   it("gives every phase one outcome for buyers, support and finance", () => {
