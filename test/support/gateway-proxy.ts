@@ -11,15 +11,15 @@ export interface GatewayAnswer {
   text: string;
 }
 
-export interface GatewayRequest {
+interface GatewayRequest {
   path: string;
   body: string;
 }
 
 /** Forwards the request (with `body` instead of the request's own, when given). */
-export type Forward = (body?: string) => Promise<GatewayAnswer>;
+type Forward = (body?: string) => Promise<GatewayAnswer>;
 
-export type GatewayHandler = (request: GatewayRequest, forward: Forward) => Promise<GatewayAnswer>;
+type GatewayHandler = (request: GatewayRequest, forward: Forward) => Promise<GatewayAnswer>;
 
 export interface GatewayProxy {
   /** `http://127.0.0.1:<port>` */
