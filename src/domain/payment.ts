@@ -86,6 +86,8 @@ export type PaymentLookup =
   | { state: "waiting"; pending: boolean }
   /** Never paid: the buyer cancelled or the link expired. */
   | { state: "ended"; cancelled: boolean }
+  /** The system itself says it does not know the offer (its own answer, not a proxy's page). */
+  | { state: "not-found" }
   /** Paid once and given back already. */
   | { state: "refunded" };
 

@@ -279,6 +279,14 @@ export class PaymentService {
       await this.book.store.postpone(purchase, this.nextCheck()).catch(() => undefined);
       return "unknown";
     }
+    if (found.state === "not-found") {
+      // Unpaid only once the offer has expired, at this last lookup after it: until then the
+      // system may just not show a new offer yet, and a payment on it would be lost.
+      found =
+        this.now() > payment.expiresAt
+          ? { state: "ended", cancelled: false }
+          : { state: "waiting", pending: false };
+    }
     switch (found.state) {
       case "paid": {
         this.saidPending.delete(purchase.id);

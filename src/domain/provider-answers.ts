@@ -1,8 +1,9 @@
 // The one place that decides what a provider's answer means for the bot. The spec documents
-// no failure codes, so no code or message is interpreted here: a refusal of a read means the
-// provider has no such thing, a refusal of a top-up means it did not happen, a refused token
-// means our credentials, anything else means the provider could not be asked. Only the
-// documented transaction status is read, leniently.
+// no failure codes, so no code or message is interpreted here, and only the provider's own
+// envelope (`success: false`) is a refusal (a gateway's 4xx page is not: transport.ts): a
+// refusal of a read means the provider has no such thing, a refusal of a top-up means it did
+// not happen, a refused token means our credentials, anything else means the provider could
+// not be asked. Only the documented transaction status is read, leniently.
 import type { Transaction } from "./model.js";
 import type { Log } from "./ports.js";
 import {
@@ -38,10 +39,11 @@ export async function ask<T>(read: () => Promise<T>, log: Log, what: string): Pr
 
 /** What a failed top-up call means for the money. */
 export type TopupFailure =
-  /** The provider answered and refused: nothing happened. */
+  /** The provider's own envelope refused it: nothing happened. */
   | { kind: "refused"; code: string; message: string | undefined }
+  /** Top-ups are paused for our refused token: nothing was sent (a sent one is unknown). */
   | { kind: "unauthorized" }
-  /** The request never left (connection refused): nothing happened. */
+  /** The request never left (connection refused, circuit open): nothing happened. */
   | { kind: "not-sent" }
   /** It may have happened: only txn-status can tell. */
   | { kind: "unknown" };

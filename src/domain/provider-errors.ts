@@ -25,7 +25,10 @@ export abstract class ProviderError extends Error {
   }
 }
 
-/** Network error, timeout, HTTP 5xx or a body that is not JSON: try again later. */
+/**
+ * Network error, timeout, HTTP 5xx, or any answer without the provider's envelope (a gateway's
+ * page, a body that is not JSON): try again later.
+ */
 export class ProviderUnavailableError extends ProviderError {
   readonly kind = "unavailable";
 }
@@ -67,8 +70,9 @@ export class ProviderProtocolError extends ProviderError {
 }
 
 /**
- * A top-up request may or may not have been executed (timeout, reset, 5xx, unreadable body).
- * Never retry it: resolve it with txn-status for the same checkout id.
+ * A top-up request may or may not have been executed: anything but the provider's own
+ * `success: false` after it was sent (timeout, reset, 5xx, a gateway's 4xx, our token refused,
+ * an unreadable body). Never retry it: resolve it with txn-status for the same checkout id.
  */
 export class TopupOutcomeUnknownError extends ProviderError {
   readonly kind = "outcome-unknown";

@@ -11,6 +11,7 @@ import {
   ProviderRejectedError,
   ProviderUnauthorizedError,
   ProviderUnavailableError,
+  TopupOutcomeUnknownError,
 } from "./provider-errors.js";
 
 export type ProviderAlert =
@@ -175,7 +176,9 @@ export class ProviderHealth implements ProviderPort {
 }
 
 function outcomeOf(error: unknown): Exclude<CallOutcome, "ok" | "circuit-open"> {
-  if (error instanceof ProviderUnauthorizedError) return "unauthorized";
+  // A top-up whose token was refused has an unknown outcome, but the token is still refused.
+  const cause = error instanceof TopupOutcomeUnknownError ? error.cause : error;
+  if (cause instanceof ProviderUnauthorizedError) return "unauthorized";
   // A refusal or an odd answer is still an answer: the provider is up.
   if (error instanceof ProviderRejectedError || error instanceof ProviderProtocolError) {
     return "refused";

@@ -278,9 +278,9 @@ export class TopupService {
   }
 
   /**
-   * The provider's own refusal, whatever its code: make sure nothing happened, then try once
-   * more with a fresh token (asking again only if the bouquet changed). A second refusal is
-   * a decline.
+   * The provider's own refusal (its envelope's `success: false`), whatever its code: make sure
+   * nothing happened, then try once more with a fresh token (asking again only if the bouquet
+   * changed). A second refusal is a decline. A gateway's 4xx is no refusal: it is unknown.
    */
   private async afterRefusal(
     purchase: Purchase,

@@ -178,8 +178,6 @@ describe.each(["v1.0.1", "v1.0.0"] as const)(
       ["HTTP 400", { code: "E400", status: 400 }],
       ["HTTP 409", { code: "", status: 409 }],
       ["HTTP 422", { code: "AMT", status: 422 }],
-      ["HTTP 400 and an HTML page", { code: "", status: 400, html: true }],
-      ["HTTP 404 and an HTML page", { code: "", status: 404, html: true }],
     ])("a refusal with %s is checked and retried once with a fresh token", async (_, refusal) => {
       const user = newUser();
       await renewGold(user);
@@ -196,5 +194,25 @@ describe.each(["v1.0.1", "v1.0.0"] as const)(
       expect(stack.sandbox.topups).toHaveLength(1);
       expect(user.messages().some((m) => m.text?.includes("declined"))).toBe(false);
     });
+
+    it.each([400, 404])(
+      "an HTML page with HTTP %i is no refusal: checked with txn-status, never sent again",
+      async (status) => {
+        const user = newUser();
+        await renewGold(user);
+        stack.sandbox.setFault("subscription-package-topup", {
+          kind: "reject",
+          code: "",
+          status,
+          html: true,
+          times: 1,
+        });
+        await expectReply(user, () => user.press(/Confirm/), "as soon as we know");
+        const operations = stack.sandbox.requests.map((r) => r.operation);
+        expect(operations.filter((op) => op === "subscription-package-topup")).toHaveLength(1);
+        expect(operations.filter((op) => op === "txn-status").length).toBeGreaterThanOrEqual(2);
+        expect(stack.sandbox.topups).toHaveLength(0);
+      },
+    );
   },
 );

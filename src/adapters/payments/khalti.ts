@@ -1,7 +1,8 @@
 // Khalti's web checkout (ePayment, KPG-2) as the domain's payment system: initiate, lookup,
 // refund over HTTP. Every call carries `Authorization: Key <secret>` (never logged) and goes
 // through the product's HTTP client. Only what Khalti's own lookup says counts as paid; its
-// status is read from the body even on a 4xx (Khalti reports some final states that way).
+// status is read from the body even on a 4xx (Khalti reports some final states that way), and
+// only its own JSON says it does not know a payment.
 // Khalti cannot cancel a link: a withdrawn one loses its buttons, and a payment made on it
 // anyway is owed back.
 import type {
@@ -63,7 +64,7 @@ export class KhaltiPayments implements PaymentSystem {
     const pidx = purchase.payment?.offer;
     if (pidx === undefined) return { state: "ended", cancelled: false };
     const found = await this.khalti.lookup(pidx);
-    if (!found.found) return { state: "ended", cancelled: false };
+    if (!found.found) return { state: "not-found" };
     switch (found.status) {
       case "Completed":
         // Paid only with an amount to compare: an unreadable one is asked again.
@@ -108,7 +109,7 @@ type KhaltiLookup =
       transactionId: string | null;
       refunded: boolean;
     }
-  /** Khalti does not know this pidx (404). */
+  /** Khalti itself says it does not know this pidx. */
   | { found: false };
 
 /** Khalti could not be asked, or answered with something unreadable: try again later. */
@@ -151,10 +152,17 @@ class KhaltiClient {
     return { pidx, paymentUrl, expiresAt: Number.isNaN(expiresAt) ? null : expiresAt };
   }
 
+  /**
+   * Only Khalti's own JSON is an answer: a status (read even on a 4xx), or a 404 with its error
+   * body (`{"detail": …}`) for a pidx it does not know. A proxy's or a CDN's page, a 5xx or a
+   * body that is not JSON says nothing about the payment: asked again later.
+   */
   async lookup(pidx: string): Promise<KhaltiLookup> {
     const { status, body } = await this.post("/api/v2/epayment/lookup/", { pidx });
-    if (status === 404) return { found: false };
     const state = field(body, "status");
+    if (status === 404 && state === undefined && typeof field(body, "detail") === "string") {
+      return { found: false };
+    }
     if (typeof state !== "string" || status >= 500) {
       throw new KhaltiUnavailableError(`lookup answered ${status}`);
     }

@@ -10,7 +10,7 @@ import type {
 import type { Log, ProviderPort } from "../../domain/ports.js";
 import {
   type ProviderOperation,
-  ProviderProtocolError,
+  ProviderRejectedError,
   ProviderUnauthorizedError,
   ProviderUnavailableError,
   TopupOutcomeUnknownError,
@@ -107,14 +107,18 @@ export class ProviderClient implements ProviderPort {
     } catch (error) {
       this.logCall(operation, error, started);
       this.noteUnauthorized(error);
+      // Only the provider's own `success: false` says it did not happen, and only a request
+      // that never left was not sent. Anything else (a refused token included: a gateway may
+      // say so after it forwarded the call) may have been executed: txn-status will tell.
+      if (error instanceof ProviderRejectedError) throw error;
       if (error instanceof TransportFailure && !error.sent) throw error;
-      if (error instanceof ProviderUnavailableError || error instanceof ProviderProtocolError) {
-        throw new TopupOutcomeUnknownError(request.checkoutId, error.message, error);
-      }
-      if (signal?.aborted && error === signal.reason) {
-        throw new TopupOutcomeUnknownError(request.checkoutId, "cancelled by the caller", error);
-      }
-      throw error;
+      const reason =
+        signal?.aborted && error === signal.reason
+          ? "cancelled by the caller"
+          : error instanceof Error
+            ? error.message
+            : String(error);
+      throw new TopupOutcomeUnknownError(request.checkoutId, reason, error);
     }
   }
 

@@ -112,17 +112,15 @@ export class ProviderTransport {
 }
 
 /**
- * 401/403: our token. 5xx: unavailable. Any other 4xx without the envelope is a refusal of a
- * top-up (it did not happen) but says nothing about a read (a gateway's page: unavailable).
+ * Only the provider's own envelope speaks for the provider. 401/403: our token. 5xx, or any
+ * other answer without the envelope (a gateway's 404 page, a proxy's 408, 409 or 429, a body
+ * that is not JSON): unavailable, because a gateway can answer so after it forwarded the call.
  */
 function classify(operation: ProviderOperation, status: number, text: string): Envelope {
   if (status === 401 || status === 403) throw new ProviderUnauthorizedError(operation, status);
   if (status >= 500) throw new ProviderUnavailableError(operation, `HTTP ${status}`);
   const envelope = jsonObject(text);
   if (typeof envelope?.success !== "boolean") {
-    if (status >= 400 && operation === "subscription-package-topup") {
-      throw new ProviderRejectedError(operation, `HTTP${status}`, undefined, status);
-    }
     if (status >= 400) throw new ProviderUnavailableError(operation, `HTTP ${status}`);
     if (!envelope) {
       throw new ProviderUnavailableError(operation, `HTTP ${status} with a body that is not JSON`);
