@@ -17,6 +17,7 @@ import { LedgerPurchases } from "./adapters/ledger/purchases.js";
 import { LedgerReports } from "./adapters/ledger/reports.js";
 import type { Logger } from "./adapters/logger.js";
 import { Metrics } from "./adapters/metrics.js";
+import { FilePaymentJournal } from "./adapters/payments/journal.js";
 import { KhaltiPayments } from "./adapters/payments/khalti.js";
 import { ProviderClient } from "./adapters/provider/client.js";
 import {
@@ -251,6 +252,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     new PaymentService(
       book,
       purchases,
+      new FilePaymentJournal(config.dataDir, logger),
       topups,
       teller,
       paymentSystem,
@@ -463,6 +465,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       // Redis and Telegram at the same time; the command menus need not hold up the first update.
       await Promise.all([connection?.open().then(checkRedis), ledger.open(), bot.init()]);
       await importFromRedis();
+      await payments?.resume();
       await refunds
         ?.resume()
         .catch((error: unknown) =>
