@@ -4,7 +4,7 @@
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { getHeapStatistics } from "node:v8";
-import { Api } from "grammy";
+import { Api, BotError } from "grammy";
 import type { Redis } from "ioredis";
 import { HttpServer } from "./adapters/http/server.js";
 import {
@@ -47,6 +47,7 @@ import { registerCommands } from "./bot/commands.js";
 import type { BotDeps } from "./bot/deps.js";
 import { TelegramAlerts } from "./bot/features/alerts/index.js";
 import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
+import { isPaymentConfirmation } from "./bot/features/payments/confirmations.js";
 import { TelegramInvoices } from "./bot/features/payments/invoices.js";
 import { khaltiReturnPage } from "./bot/features/payments/khalti-return.js";
 import { TelegramPaymentLinks } from "./bot/features/payments/payment-links.js";
@@ -64,7 +65,7 @@ import { BroadcastSender } from "./domain/broadcast.js";
 import { LookupLimit } from "./domain/lookup-limit.js";
 import { OutcomeTeller } from "./domain/outcomes.js";
 import type { PaymentSystem } from "./domain/payment.js";
-import { PaymentService } from "./domain/payments.js";
+import { ConfirmationNotKept, PaymentService } from "./domain/payments.js";
 import { ProviderHealth } from "./domain/provider-health.js";
 import { PurchaseBook } from "./domain/purchase-book.js";
 import { Reconciler } from "./domain/reconciler.js";
@@ -381,8 +382,19 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       webhook: webhook && {
         path: new URL(webhook.url).pathname,
         secret: webhook.secret,
-        handle: (update) => bot.handleUpdate(update as Parameters<typeof bot.handleUpdate>[0]),
+        handle: async (update) => {
+          try {
+            await bot.handleUpdate(update as Parameters<typeof bot.handleUpdate>[0]);
+          } catch (error) {
+            // The error boundary, as the runner calls it for polled updates.
+            if (!(error instanceof BotError)) throw error;
+            await bot.errorHandler(error);
+            // Kept nowhere: answered with a 500, so that Telegram delivers it again.
+            if (error.error instanceof ConfirmationNotKept) throw error;
+          }
+        },
         answerWithinMs: WEBHOOK_ANSWER_MS,
+        answersOnceHandled: isPaymentConfirmation,
       },
       ready: () => started && (connection?.healthy ?? true) && ledger.healthy,
       pages:

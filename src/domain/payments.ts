@@ -58,6 +58,13 @@ export type PaymentRefusal =
   | "topups-paused"
   | "ledger-unavailable";
 
+export interface PaymentCheck {
+  /** null: the payment may be taken. */
+  refusal: PaymentRefusal | null;
+  /** The buyer's language, when the purchase could be read. */
+  language?: string;
+}
+
 /** Whether top-ups can be made now (the provider answers and takes our token). */
 export type TopupsOpen = () => boolean;
 
@@ -143,15 +150,24 @@ export class PaymentService {
     return { kind: "offered", purchase };
   }
 
-  /** The last word before the payment system takes the money: null when it may. */
-  async check(purchaseId: string, currency: string, minor: number): Promise<PaymentRefusal | null> {
+  /**
+   * The last word before the payment system takes the money (no refusal: it may), with the
+   * buyer's language as their purchase has it, for a refusal's reason.
+   */
+  async check(purchaseId: string, currency: string, minor: number): Promise<PaymentCheck> {
     let purchase: Purchase | null;
     try {
       purchase = await this.book.get(purchaseId);
     } catch {
-      return "ledger-unavailable";
+      return { refusal: "ledger-unavailable" };
     }
-    if (!purchase?.payment) return "unknown-payment";
+    return purchase
+      ? { refusal: this.refusal(purchase, currency, minor), language: purchase.language }
+      : { refusal: "unknown-payment" };
+  }
+
+  private refusal(purchase: Purchase, currency: string, minor: number): PaymentRefusal | null {
+    if (!purchase.payment) return "unknown-payment";
     if (purchase.payment.currency !== currency || purchase.payment.minor !== minor) {
       return "amount-differs";
     }
@@ -185,9 +201,10 @@ export class PaymentService {
     try {
       await this.journal.append(payment);
     } catch (failure) {
+      // The charge id lets a person find it in Telegram's receipts should it never come again.
       this.log.error(
-        { purchaseId: payment.purchaseId, reason: String(failure) },
-        "payment confirmation not kept: it must be delivered again",
+        { purchaseId: payment.purchaseId, chargeId: payment.charge.id, reason: String(failure) },
+        "payment confirmation kept nowhere: it must be delivered again",
       );
       throw new ConfirmationNotKept(failure);
     }
@@ -252,6 +269,11 @@ export class PaymentService {
       this.journaled = false;
       this.log.info({ count: written.size }, "payments written after all");
     }
+  }
+
+  /** The buyer's language as their purchase has it; undefined when it cannot be read. */
+  async languageOf(purchaseId: string): Promise<string | undefined> {
+    return (await this.book.get(purchaseId).catch(() => null))?.language;
   }
 
   /** Waits for the top-ups under way (graceful shutdown). */
