@@ -386,11 +386,12 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
           try {
             await bot.handleUpdate(update as Parameters<typeof bot.handleUpdate>[0]);
           } catch (error) {
+            // Kept nowhere: a 500, and Telegram delivers it again (the buyer is told then).
+            if (!(error instanceof BotError) || error.error instanceof ConfirmationNotKept) {
+              throw error;
+            }
             // The error boundary, as the runner calls it for polled updates.
-            if (!(error instanceof BotError)) throw error;
             await bot.errorHandler(error);
-            // Kept nowhere: answered with a 500, so that Telegram delivers it again.
-            if (error.error instanceof ConfirmationNotKept) throw error;
           }
         },
         answerWithinMs: WEBHOOK_ANSWER_MS,

@@ -2,15 +2,17 @@
 // answer, not when the ledger is down and the process dies before it is back (the journal in
 // DATA_DIR is replayed by the next one). Real bot processes, the emulator taking the payment,
 // a Redis and a PostgreSQL of the test's own where they are stopped.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
+import { WEBHOOK_PATH } from "../support/dispatcher.js";
 import { purchasesOf } from "../support/ledger-rows.js";
 import { confirmationOf, logged, PAID, withInvoice } from "../support/paying.js";
 import { type OwnPostgres, startOwnPostgres } from "../support/postgres-server.js";
 import { type OwnRedis, startOwnRedis } from "../support/redis-server.js";
+import { startReplica } from "../support/replica.js";
 import { BOT_TOKEN } from "../support/stack.js";
 import { until } from "../support/wait.js";
 
@@ -130,5 +132,61 @@ describe("the ledger down when the payment arrives, and the bot killed before it
     ]);
     expect(logged(second, "payments written after all")).toHaveLength(1);
     expect(existsSync(journal)).toBe(false);
+  }, 90_000);
+});
+
+describe("webhook mode: a confirmation neither the ledger nor the journal can take", () => {
+  let postgres: OwnPostgres;
+  let stack: ProcessStack;
+  beforeAll(async () => {
+    postgres = await startOwnPostgres();
+    stack = await startProcessStack("confirm_webhook", {
+      postgresUrl: postgres.url,
+      emulator: { webhook: { timeoutMs: 5_000, retryDelayMs: 300, maxAttempts: 100 } },
+    });
+  }, 40_000);
+  afterAll(async () => {
+    await stack.stop();
+    await postgres.stop();
+  });
+
+  it("is answered 500, delivered again, and topped up once the ledger is back", async () => {
+    // DATA_DIR is a file: the journal cannot be written.
+    const dataDir = join(stack.dataDir, "not-a-folder");
+    writeFileSync(dataDir, "");
+    const { bot } = await startReplica(stack, (base) => `${base}${WEBHOOK_PATH}`, {
+      ...PAID,
+      DATA_DIR: dataDir,
+      DATABASE_STATEMENT_TIMEOUT_MS: "1000",
+    });
+    const { user, invoice } = await withInvoice(stack, 6530);
+    const [purchase] = await purchasesOf(stack.databaseUrl, user.chatId);
+    const before = user.messages().length;
+    await postgres.kill();
+
+    const updateId = 779_001;
+    const attempts = () =>
+      stack.emulator.webhookDeliveries().filter((delivery) => delivery.updateId === updateId);
+    stack.emulator.injectUpdate(
+      BOT_TOKEN,
+      confirmationOf(user, invoice, purchase?.id ?? "", {
+        updateId,
+        id: "tg-charge-webhook",
+        providerId: "prov-webhook",
+      }),
+    );
+    await until(() => attempts().filter((attempt) => attempt.status === 500).length >= 2, 10_000);
+    expect(
+      logged(bot, "payment confirmation kept nowhere: it must be delivered again").length,
+    ).toBeGreaterThanOrEqual(2);
+
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 20_000 });
+    await postgres.start();
+    expect((await receipt).text).toContain("prov-webhook");
+    expect(attempts().at(-1)?.status).toBe(200);
+    expect(stack.sandbox.topups).toHaveLength(1);
+    const told = textsOf(user, before);
+    expect(told.filter((text) => /nothing was charged|temporarily/i.test(text))).toEqual([]);
+    expect(told.filter((text) => text.includes("Payment received"))).toHaveLength(1);
   }, 90_000);
 });
