@@ -238,7 +238,7 @@ export class PaymentService {
    * The journal into the ledger (at start, then every `retryMs` while it holds any); what the
    * ledger took leaves the journal. A replay under way is joined, not run twice.
    */
-  replay(): Promise<void> {
+  private replay(): Promise<void> {
     this.replaying ??= this.replayOnce().finally(() => {
       this.replaying = undefined;
     });
