@@ -4,7 +4,7 @@
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { getHeapStatistics } from "node:v8";
-import { Api } from "grammy";
+import { Api, BotError } from "grammy";
 import type { Redis } from "ioredis";
 import { HttpServer } from "./adapters/http/server.js";
 import {
@@ -17,6 +17,7 @@ import { LedgerPurchases } from "./adapters/ledger/purchases.js";
 import { LedgerReports } from "./adapters/ledger/reports.js";
 import type { Logger } from "./adapters/logger.js";
 import { Metrics } from "./adapters/metrics.js";
+import { FilePaymentJournal } from "./adapters/payments/journal.js";
 import { KhaltiPayments } from "./adapters/payments/khalti.js";
 import { ProviderClient } from "./adapters/provider/client.js";
 import {
@@ -46,6 +47,7 @@ import { registerCommands } from "./bot/commands.js";
 import type { BotDeps } from "./bot/deps.js";
 import { TelegramAlerts } from "./bot/features/alerts/index.js";
 import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
+import { isPaymentConfirmation } from "./bot/features/payments/confirmations.js";
 import { TelegramInvoices } from "./bot/features/payments/invoices.js";
 import { khaltiReturnPage } from "./bot/features/payments/khalti-return.js";
 import { TelegramPaymentLinks } from "./bot/features/payments/payment-links.js";
@@ -63,7 +65,7 @@ import { BroadcastSender } from "./domain/broadcast.js";
 import { LookupLimit } from "./domain/lookup-limit.js";
 import { OutcomeTeller } from "./domain/outcomes.js";
 import type { PaymentSystem } from "./domain/payment.js";
-import { PaymentService } from "./domain/payments.js";
+import { ConfirmationNotKept, PaymentService } from "./domain/payments.js";
 import { ProviderHealth } from "./domain/provider-health.js";
 import { PurchaseBook } from "./domain/purchase-book.js";
 import { Reconciler } from "./domain/reconciler.js";
@@ -252,6 +254,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     new PaymentService(
       book,
       purchases,
+      new FilePaymentJournal(config.dataDir, logger),
       topups,
       teller,
       paymentSystem,
@@ -380,8 +383,20 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       webhook: webhook && {
         path: new URL(webhook.url).pathname,
         secret: webhook.secret,
-        handle: (update) => bot.handleUpdate(update as Parameters<typeof bot.handleUpdate>[0]),
+        handle: async (update) => {
+          try {
+            await bot.handleUpdate(update as Parameters<typeof bot.handleUpdate>[0]);
+          } catch (error) {
+            // Kept nowhere: a 500, and Telegram delivers it again (the buyer is told then).
+            if (!(error instanceof BotError) || error.error instanceof ConfirmationNotKept) {
+              throw error;
+            }
+            // The error boundary, as the runner calls it for polled updates.
+            await bot.errorHandler(error);
+          }
+        },
         answerWithinMs: WEBHOOK_ANSWER_MS,
+        answersOnceHandled: isPaymentConfirmation,
       },
       ready: () => started && (connection?.healthy ?? true) && ledger.healthy,
       pages:
@@ -464,6 +479,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       // Redis and Telegram at the same time; the command menus need not hold up the first update.
       await Promise.all([connection?.open().then(checkRedis), ledger.open(), bot.init()]);
       await importFromRedis();
+      await payments?.resume();
       await refunds
         ?.resume()
         .catch((error: unknown) =>

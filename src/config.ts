@@ -379,6 +379,8 @@ const schema = environment.transform((e) => ({
     sentinelName: e.REDIS_SENTINEL_NAME,
   },
   ledger: ledgerTarget(e),
+  /** This instance's own files: the embedded ledger, the payment journal. */
+  dataDir: e.DATA_DIR,
   providerHealth: {
     failuresToOpen: e.PROVIDER_ALERT_AFTER,
     probeAfterMs: e.PROVIDER_PROBE_SECONDS * 1000,

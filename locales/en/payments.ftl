@@ -8,6 +8,7 @@ payment-unavailable = Sorry, the payment could not be prepared right now. Nothin
 invoice-cancelled = Payment cancelled: the invoice can no longer be paid. Nothing was charged.
 invoice-expired = The invoice was not paid in time and can no longer be paid. <b>Nothing was charged.</b> Send /topup to start again.
 payment-received = ✅ Payment received. Topping up now…
+payment-processing = ✅ Payment received. It is being processed: you will get a message here as soon as the top-up is made. You do not need to pay again.
 
 payment-refused-unknown-payment = This invoice is not known to the bot. Nothing was charged.
 payment-refused-amount-differs = The amount does not match this purchase. Nothing was charged.

@@ -12,7 +12,8 @@ import { createCancel, isCancel, skipsQueue } from "./features/cancel/index.js";
 import { fallback } from "./features/fallback/index.js";
 import { createHistory } from "./features/history/index.js";
 import { createLanguage } from "./features/language/index.js";
-import { createPayments, unexpectedPayments } from "./features/payments/index.js";
+import { paymentConfirmations, unexpectedPayments } from "./features/payments/confirmations.js";
+import { createPayments } from "./features/payments/index.js";
 import { createReminders } from "./features/reminders/index.js";
 import { createReport } from "./features/report/index.js";
 import { start } from "./features/start/index.js";
@@ -63,6 +64,12 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
     handled.then(done, done);
     return handled;
   });
+
+  // Money first: a payment's check and confirmation pass nothing that could drop or stall them
+  // (the flood limit, Redis for the gate and the session, the chat's turn, a conversation).
+  const { payments, refunds } = deps;
+  const paying = payments && refunds && config.payment;
+  bot.use(paying ? paymentConfirmations(deps, payments) : unexpectedPayments(deps));
 
   // A user flooding the bot is dropped here, in memory, before waiting for their chat's turn
   // takes room that other users' updates need. Admins are not limited.
@@ -134,10 +141,7 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
     }),
   );
   const topup = createTopup(deps, purchases);
-  // Before the top-up's conversation, which would take a payment's message for an answer.
-  if (deps.payments && deps.refunds && config.payment) {
-    bot.use(createPayments(deps, deps.payments, deps.refunds, config.payment.minorDigits));
-  } else bot.use(unexpectedPayments(deps));
+  if (paying) bot.use(createPayments(deps, payments, refunds, paying.minorDigits));
   bot.use(topup.composer);
   bot.use(createHistory(deps));
   bot.use(createReminders(deps));

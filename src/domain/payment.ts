@@ -37,6 +37,19 @@ export interface PaymentLedger {
   countRefundAttempt(paymentId: string): Promise<number | null>;
 }
 
+/**
+ * Confirmations the ledger could not take yet, kept where the next process finds them: each is
+ * replayed into the ledger until it is there (its charge id makes a replay harmless).
+ */
+export interface PaymentJournal {
+  /** Resolves once the confirmation is durable (flushed to disk); throws when it cannot be. */
+  append(payment: ReceivedPayment): Promise<void>;
+  /** Every confirmation kept, oldest first; an entry torn by a crash is not one. */
+  read(): Promise<ReceivedPayment[]>;
+  /** These charge ids are in the ledger: their entries go, and the journal once it is empty. */
+  settle(chargeIds: ReadonlySet<string>): Promise<void>;
+}
+
 /** A payment system: offers a purchase for payment and takes the offer back. */
 export interface PaymentSystem {
   readonly method: PaymentMethod;

@@ -1,10 +1,13 @@
 // Where a payment is confirmed. A paid purchase starts waiting for its payment (the invoice
 // out), is checked before the payment system takes the money, and becomes paid only from the
 // payment system's own confirmation, recorded once per charge id before anything else. Then
-// its top-up runs (topup.ts); a payment that pays for nothing is owed back (refunds.ts).
+// its top-up runs (topup.ts); a payment that pays for nothing is owed back (refunds.ts). A
+// confirmation the ledger cannot take is kept in the journal (durable before it is
+// acknowledged) and replayed until the ledger has it.
 
 import type { OutcomeTeller } from "./outcomes.js";
 import {
+  type PaymentJournal,
   type PaymentLedger,
   type PaymentReceipt,
   type PaymentSystem,
@@ -32,7 +35,7 @@ export interface PaymentOptions {
   windowMs: number;
   /** Lease on a purchase while its payment is offered or its top-up runs. */
   lockTtlMs: number;
-  /** Confirmations the ledger could not take are written again this often. */
+  /** The journal's confirmations are replayed into the ledger this often while it holds any. */
   retryMs: number;
   /** Systems that must be asked (Khalti): how often an unsettled offer is looked up. */
   checkMs: number;
@@ -62,13 +65,32 @@ export type PaymentRefusal =
   | "topups-paused"
   | "ledger-unavailable";
 
+export interface PaymentCheck {
+  /** null: the payment may be taken. */
+  refusal: PaymentRefusal | null;
+  /** The buyer's language, when the purchase could be read. */
+  language?: string;
+}
+
 /** Whether top-ups can be made now (the provider answers and takes our token). */
 export type TopupsOpen = () => boolean;
 
+/** Neither the ledger nor the journal took a confirmation: it must be delivered again. */
+export class ConfirmationNotKept extends Error {
+  constructor(cause: unknown) {
+    super("a payment confirmation could be kept neither in the ledger nor in the journal", {
+      cause,
+    });
+    this.name = "ConfirmationNotKept";
+  }
+}
+
 export class PaymentService {
-  /** Confirmations not written yet, by charge id: written again until the ledger takes them. */
-  private readonly unwritten = new Map<string, ReceivedPayment>();
+  /** Whether the journal may hold confirmations (replayed until it is empty). */
+  private journaled = false;
+  private replaying: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
   private readonly running = new Set<Promise<void>>();
   /** Purchases whose buyer was told their payment is held (Pending). */
   private readonly saidPending = new Set<string>();
@@ -76,6 +98,7 @@ export class PaymentService {
   constructor(
     private readonly book: PurchaseBook,
     private readonly ledger: PaymentLedger,
+    private readonly journal: PaymentJournal,
     private readonly topups: TopupService,
     private readonly teller: OutcomeTeller,
     private readonly system: PaymentSystem,
@@ -134,15 +157,24 @@ export class PaymentService {
     return { kind: "offered", purchase };
   }
 
-  /** The last word before the payment system takes the money: null when it may. */
-  async check(purchaseId: string, currency: string, minor: number): Promise<PaymentRefusal | null> {
+  /**
+   * The last word before the payment system takes the money (no refusal: it may), with the
+   * buyer's language as their purchase has it, for a refusal's reason.
+   */
+  async check(purchaseId: string, currency: string, minor: number): Promise<PaymentCheck> {
     let purchase: Purchase | null;
     try {
       purchase = await this.book.get(purchaseId);
     } catch {
-      return "ledger-unavailable";
+      return { refusal: "ledger-unavailable" };
     }
-    if (!purchase?.payment) return "unknown-payment";
+    return purchase
+      ? { refusal: this.refusal(purchase, currency, minor), language: purchase.language }
+      : { refusal: "unknown-payment" };
+  }
+
+  private refusal(purchase: Purchase, currency: string, minor: number): PaymentRefusal | null {
+    if (!purchase.payment) return "unknown-payment";
     if (purchase.payment.currency !== currency || purchase.payment.minor !== minor) {
       return "amount-differs";
     }
@@ -156,28 +188,45 @@ export class PaymentService {
   }
 
   /**
-   * The payment system's confirmation: recorded before anything else (kept in memory and
-   * written again while the ledger is away; the top-up waits for that write), then topped up,
-   * or owed back when it pays for nothing.
+   * The payment system's confirmation: recorded before anything else, then topped up, or owed
+   * back when it pays for nothing. While the ledger is away it is kept in the journal (the
+   * top-up waits for the replay); throws ConfirmationNotKept when even that fails.
    */
   async receive(payment: ReceivedPayment): Promise<PaymentReceipt["kind"] | "kept"> {
     let receipt: PaymentReceipt;
     try {
       receipt = await this.ledger.receivePayment(payment, this.options.lockTtlMs);
     } catch (error) {
-      if (this.unwritten.size === 0) {
-        this.log.error(
-          { purchaseId: payment.purchaseId, reason: error instanceof Error ? error.message : "" },
-          "payment kept in memory until the ledger is back",
-        );
-      }
-      this.unwritten.set(payment.charge.id, payment);
-      this.schedule();
+      await this.keep(payment, error);
       return "kept";
     }
-    if (this.unwritten.delete(payment.charge.id) && this.unwritten.size === 0) {
-      this.log.info({}, "payments written after all");
+    await this.follow(payment, receipt);
+    return receipt.kind;
+  }
+
+  private async keep(payment: ReceivedPayment, error: unknown): Promise<void> {
+    try {
+      await this.journal.append(payment);
+    } catch (failure) {
+      // The charge id lets a person find it in Telegram's receipts should it never come again.
+      this.log.error(
+        { purchaseId: payment.purchaseId, chargeId: payment.charge.id, reason: String(failure) },
+        "payment confirmation kept nowhere: it must be delivered again",
+      );
+      throw new ConfirmationNotKept(failure);
     }
+    if (!this.journaled) {
+      this.log.error(
+        { purchaseId: payment.purchaseId, reason: error instanceof Error ? error.message : "" },
+        "payment kept in the journal until the ledger is back",
+      );
+    }
+    this.journaled = true;
+    this.schedule();
+  }
+
+  /** What a recorded confirmation starts. */
+  private async follow(payment: ReceivedPayment, receipt: PaymentReceipt): Promise<void> {
     switch (receipt.kind) {
       case "duplicate":
         this.log.info({ purchaseId: payment.purchaseId }, "payment confirmation seen before");
@@ -190,7 +239,48 @@ export class PaymentService {
         // In the background: the chat is not held while the provider is asked.
         this.track(this.topups.resolve(receipt.claim));
     }
-    return receipt.kind;
+  }
+
+  /**
+   * The journal into the ledger (at start, then every `retryMs` while it holds any); what the
+   * ledger took leaves the journal. A replay under way is joined, not run twice.
+   */
+  private replay(): Promise<void> {
+    this.replaying ??= this.replayOnce().finally(() => {
+      this.replaying = undefined;
+    });
+    return this.replaying;
+  }
+
+  private async replayOnce(): Promise<void> {
+    const kept = await this.journal.read();
+    if (kept.length === 0) {
+      this.journaled = false;
+      return;
+    }
+    const written = new Set<string>();
+    try {
+      for (const payment of kept) {
+        const receipt = await this.ledger.receivePayment(payment, this.options.lockTtlMs);
+        written.add(payment.charge.id);
+        await this.follow(payment, receipt).catch((error: unknown) =>
+          this.log.error({ err: error, purchaseId: payment.purchaseId }, "payment not followed"),
+        );
+      }
+    } catch {
+      // The ledger is still away: the rest waits for the next replay.
+    } finally {
+      if (written.size > 0) await this.journal.settle(written);
+    }
+    if (written.size === kept.length && (await this.journal.read()).length === 0) {
+      this.journaled = false;
+      this.log.info({ count: written.size }, "payments written after all");
+    }
+  }
+
+  /** The buyer's language as their purchase has it; undefined when it cannot be read. */
+  async languageOf(purchaseId: string): Promise<string | undefined> {
+    return (await this.book.get(purchaseId).catch(() => null))?.language;
   }
 
   /** Waits for the top-ups under way (graceful shutdown). */
@@ -334,14 +424,12 @@ export class PaymentService {
     return this.now() + this.options.checkMs;
   }
 
-  /** Confirmations still unwritten when stopping are logged: the payment system has them. */
+  /** Confirmations still in the journal when stopping wait there for the next start. */
   stop(): void {
+    this.stopped = true;
     clearTimeout(this.timer);
-    if (this.unwritten.size > 0) {
-      this.log.error(
-        { purchaseIds: [...this.unwritten.values()].map((payment) => payment.purchaseId) },
-        "payments not written before stopping: Telegram's receipts list them",
-      );
+    if (this.journaled) {
+      this.log.warn({}, "payments left in the journal: written at the next start");
     }
   }
 
@@ -387,19 +475,24 @@ export class PaymentService {
   }
 
   private schedule(): void {
-    if (this.timer) return;
+    if (this.timer || this.stopped) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.writeWaiting().finally(() => {
-        if (this.unwritten.size > 0) this.schedule();
-      });
+      void this.replay()
+        .catch((error: unknown) => this.log.error({ err: error }, "payment journal not replayed"))
+        .finally(() => {
+          if (this.journaled) this.schedule();
+        });
     }, this.options.retryMs);
     this.timer.unref();
   }
 
-  private async writeWaiting(): Promise<void> {
-    for (const payment of [...this.unwritten.values()]) {
-      if ((await this.receive(payment)) === "kept") return;
-    }
+  /** At start: what the journal kept is replayed now, and again until it is all written. */
+  async resume(): Promise<void> {
+    this.journaled = true;
+    await this.replay().catch((error: unknown) =>
+      this.log.error({ err: error }, "payment journal not replayed"),
+    );
+    if (this.journaled) this.schedule();
   }
 }

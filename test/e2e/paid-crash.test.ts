@@ -2,39 +2,16 @@
 // recorded and before its top-up left: the next process (after the dead one's lease lapses)
 // tops up once, at the price paid, and tells the buyer once. The ledger's PostgreSQL killed
 // around a payment: the payment is refused while it cannot be checked, and a confirmation that
-// arrives while it is down is kept and written when it is back, then topped up. Real processes,
+// arrives while it is down is kept in the journal and written when it is back, then topped up. Real processes,
 // the emulator taking the payment, PostgreSQL servers of the test's own.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Message, Update } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BotProcess, type ProcessStack, startProcessStack } from "../support/bot-process.js";
-import { expectReply } from "../support/chat.js";
+import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { purchasesOf } from "../support/ledger-rows.js";
+import { confirmationOf, logged, PAID, withInvoice } from "../support/paying.js";
 import { type OwnPostgres, startOwnPostgres } from "../support/postgres-server.js";
 import { BOT_TOKEN } from "../support/stack.js";
 import { until } from "../support/wait.js";
-
-const PAID = {
-  PAYMENT_MODE: "telegram",
-  PAYMENT_PROVIDER_TOKEN: "284685063:TEST:crash",
-  CURRENCY: "NPR",
-  TOPUP_LOCK_SECONDS: "2",
-  RECONCILE_INTERVAL_SECONDS: "1",
-  LOG_LEVEL: "info",
-};
-
-const logged = (bot: BotProcess, message: string) =>
-  bot.logs().filter((line) => line.msg === message);
-
-/** A new subscriber with an invoice for 1000001's Gold renewal in front of them. */
-async function withInvoice(stack: ProcessStack, id: number) {
-  const user = stack.emulator.user({ id, first_name: "Cr", language_code: "en" });
-  await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package", 15_000);
-  await expectReply(user, () => user.press(/Renew/), "Please confirm");
-  const invoice = user.waitForMessage((message: Message) => message.invoice !== undefined);
-  user.press(/Pay NPR/);
-  return { user, invoice: await invoice };
-}
 
 describe("a bot killed between the payment and the top-up", () => {
   let stack: ProcessStack;
@@ -89,7 +66,6 @@ describe("the ledger's PostgreSQL down around a payment", () => {
     const { sandbox } = stack;
     const bot = stack.startBot({ ...PAID, DATABASE_STATEMENT_TIMEOUT_MS: "1000" });
     const { user, invoice } = await withInvoice(stack, 6410);
-    const total = invoice.invoice?.total_amount ?? 0;
     await postgres.kill();
     // The last check before the money is taken cannot read the ledger: not paid.
     const refused = await user.pay(invoice.message_id);
@@ -101,25 +77,14 @@ describe("the ledger's PostgreSQL down around a payment", () => {
     await until(() => logged(bot, "payment refused").length > 0, 5_000);
     const purchaseId = logged(bot, "payment refused")[0]?.purchaseId as string | undefined;
     expect(purchaseId).toBeTruthy();
-    const confirmation: Update = {
-      update_id: 777_001,
-      message: {
-        message_id: 99_001,
-        date: Math.floor(Date.now() / 1000),
-        chat: { id: user.chatId, type: "private", first_name: "Cr" },
-        from: { id: user.id, is_bot: false, first_name: "Cr" },
-        successful_payment: {
-          currency: "NPR",
-          total_amount: total,
-          invoice_payload: purchaseId ?? "",
-          telegram_payment_charge_id: "tg-charge-while-down",
-          provider_payment_charge_id: "prov-while-down",
-        },
-      },
-    };
+    const confirmation = confirmationOf(user, invoice, purchaseId ?? "", {
+      updateId: 777_001,
+      id: "tg-charge-while-down",
+      providerId: "prov-while-down",
+    });
     stack.emulator.injectUpdate(BOT_TOKEN, confirmation);
     await until(
-      () => logged(bot, "payment kept in memory until the ledger is back").length > 0,
+      () => logged(bot, "payment kept in the journal until the ledger is back").length > 0,
       10_000,
     );
     expect(sandbox.topups).toHaveLength(0);

@@ -3,38 +3,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatUser } from "../../tools/telegram-emulator/index.js";
-import { type BotProcess, type ProcessStack, startProcessStack } from "../support/bot-process.js";
+import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
 import { type Dispatcher, startDispatcher, WEBHOOK_PATH } from "../support/dispatcher.js";
-import { freePort } from "../support/ports.js";
+import { type Replica, SECRET, startReplica } from "../support/replica.js";
 import { httpStatus as status, until } from "../support/wait.js";
-
-const SECRET = "e2e_webhook-Secret0";
-
-interface Replica {
-  bot: BotProcess;
-  base: string;
-}
-
-/** A replica in webhook mode; `webhookUrl` may name the replica's own address. */
-async function startReplica(
-  stack: ProcessStack,
-  webhookUrl: string | ((base: string) => string),
-  env: Record<string, string> = {},
-): Promise<Replica> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const bot = stack.startBot({
-    WEBHOOK_URL: typeof webhookUrl === "string" ? webhookUrl : webhookUrl(base),
-    WEBHOOK_SECRET: SECRET,
-    HTTP_PORT: String(port),
-    HTTP_HOST: "127.0.0.1",
-    LOG_LEVEL: "info",
-    ...env,
-  });
-  await until(async () => (await status(`${base}/readyz`)) === 200, 20_000);
-  return { bot, base };
-}
 
 const fastWebhook = { webhook: { timeoutMs: 5_000, retryDelayMs: 200, maxAttempts: 20 } };
 

@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createSandbox, type Sandbox, type SandboxOptions } from "../../tools/sandbox/server.js";
 import {
   createTelegramEmulator,
@@ -25,6 +28,8 @@ export interface ProcessStack {
   prefix: string;
   /** DATABASE_URL of the bots: a database of the stack's own. */
   databaseUrl: string;
+  /** DATA_DIR of the bots (the payment journal): a temporary folder of the stack's own. */
+  dataDir: string;
   /**
    * Starts one bot process with these variables on top of the stack's own: `node` on
    * src/main.ts, or an npm script (`npm start`, `npm run dev`) in a process group of its own,
@@ -78,12 +83,14 @@ export async function startProcessStack(
   const databaseUrl = options.postgresUrl
     ? await createDatabase(options.postgresUrl, name)
     : await testDatabase(name);
+  const dataDir = mkdtempSync(join(tmpdir(), "topup-data-"));
   const processes: ChildProcess[] = [];
   return {
     sandbox,
     emulator,
     prefix: store.prefix,
     databaseUrl,
+    dataDir,
     startBot(env = {}, how = {}) {
       // TEST_BOT_BUNDLE=1: the process tests run what ships, dist/main.js (`npm run build` first).
       const [command, args] = how.npm
@@ -98,6 +105,7 @@ export async function startProcessStack(
             redisUrl: options.redisUrl,
             databaseUrl,
           }),
+          DATA_DIR: dataDir,
           LOG_LEVEL: "warn",
           ...env,
         },
@@ -133,6 +141,7 @@ export async function startProcessStack(
       await emulator.close();
       await sandbox.close();
       await store.cleanup();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,6 +1,9 @@
 // The whole product for end-to-end tests: the provider sandbox, the Telegram emulator, real
 // Redis under a key prefix of the test's own, a PostgreSQL database of its own, and the real
 // bot application.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type App, createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { createSandbox, type Sandbox, type SandboxOptions } from "../../tools/sandbox/server.js";
@@ -38,7 +41,10 @@ export async function startStack(
   const sandbox = await createSandbox({ token: PROVIDER_TOKEN, ...sandboxOptions });
   const emulator = await createTelegramEmulator(emulatorOptions);
   const store = testRedis(name);
+  // The payment journal's folder: the stack's own, never the working tree's ./data.
+  const dataDir = mkdtempSync(join(tmpdir(), "topup-data-"));
   const fullEnv: Record<string, string> = {
+    DATA_DIR: dataDir,
     DATABASE_URL: env.DATABASE_URL ?? (await testDatabase(name)),
     BOT_TOKEN,
     TELEGRAM_API_ROOT: emulator.apiRoot,
@@ -80,6 +86,7 @@ export async function startStack(
       await emulator.close();
       await sandbox.close();
       await store.cleanup();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return stack;

@@ -5,12 +5,15 @@ import { HttpServer, type WebhookRejection } from "../../src/adapters/http/serve
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const SECRET = "s3cret_-X";
 
+/** The updates with `"paid": true` are answered only once handled. */
+const answersOnceHandled = (update: unknown) => (update as { paid?: boolean }).paid === true;
+
 function serverWith(handle: (update: unknown) => Promise<void>, ready = () => true) {
   const rejected: WebhookRejection[] = [];
   const server = new HttpServer({
     host: "127.0.0.1",
     port: 0,
-    webhook: { path: "/hook", secret: SECRET, handle, answerWithinMs: 200 },
+    webhook: { path: "/hook", secret: SECRET, handle, answerWithinMs: 200, answersOnceHandled },
     ready,
     metrics: { contentType: "text/plain", render: async () => "metric 1\n" },
     onRejected: (reason) => rejected.push(reason),
@@ -59,6 +62,31 @@ describe("HttpServer", () => {
     expect(done).toBe(false);
     await server.drain();
     expect(done).toBe(true);
+  });
+
+  it("answers 500 to an update that failed in time, so that Telegram delivers it again", async () => {
+    const { server } = serverWith(async (update) => {
+      if ((update as { update_id: number }).update_id === 1) throw new Error("kept nowhere");
+    });
+    open = server;
+    await server.listen();
+    expect((await post(server, '{"update_id":1}')).status).toBe(500);
+    expect((await post(server, '{"update_id":2}')).status).toBe(200);
+  });
+
+  it("answers a payment's confirmation only once handled: 200 when kept, 500 when not", async () => {
+    const { server } = serverWith(async (update) => {
+      await sleep(400);
+      if ((update as { update_id: number }).update_id === 2) throw new Error("kept nowhere");
+    });
+    open = server;
+    await server.listen();
+    const started = Date.now();
+    expect((await post(server, '{"update_id":1,"paid":true}')).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect((await post(server, '{"update_id":2,"paid":true}')).status).toBe(500);
+    // Any other update is still answered in time, and a failure after the answer is only logged.
+    expect((await post(server, '{"update_id":2}')).status).toBe(200);
   });
 
   it("is not ready and refuses updates with 503 once stopping; alive all along", async () => {

@@ -15,8 +15,13 @@ export interface WebhookRoute {
   /** The path of WEBHOOK_URL. */
   path: string;
   secret: string;
-  /** Handles one update; resolves when it is done (long work may go on after). */
+  /**
+   * Handles one update; resolves when it is done (long work may go on after). Rejecting before
+   * the answer is a 500: Telegram delivers the update again.
+   */
   handle(update: unknown): Promise<void>;
+  /** Updates answered only once handled, however long it takes (a payment's confirmation). */
+  answersOnceHandled(update: unknown): boolean;
   /**
    * Telegram is answered when the update is handled or after this long, whichever comes
    * first; the handling goes on (Telegram would otherwise retry a slow update).
@@ -143,18 +148,22 @@ export class HttpServer {
       this.options.onRejected("malformed");
       return end(response, 400);
     }
+    let failed = false;
     const task = route
       .handle(update)
-      .catch((error: unknown) => this.options.log.error({ err: error }, "webhook update failed"))
+      .catch((error: unknown) => {
+        failed = true;
+        this.options.log.error({ err: error }, "webhook update failed");
+      })
       .finally(() => this.handling.delete(task));
     this.handling.add(task);
     let timer: NodeJS.Timeout | undefined;
     const answerAnyway = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, route.answerWithinMs);
+      if (!route.answersOnceHandled(update)) timer = setTimeout(resolve, route.answerWithinMs);
     });
     await Promise.race([task, answerAnyway]);
     clearTimeout(timer);
-    end(response, 200);
+    end(response, failed ? 500 : 200);
   }
 }
 

@@ -1,14 +1,15 @@
 // Every update passes this gate, in one Redis command on the way in and one on the way out:
-// in, the update id is checked and taken (exactly once across instances), the chat's lock is
-// taken (one update of a chat at a time across instances) and the chat's session is read;
-// out, the session is written if it changed and the lock is released.
+// in, the update id is checked and marked in progress (lapsing with the chat's lock, so that a
+// process dying mid-update lets Telegram's redelivery through), the chat's lock is taken (one
+// update of a chat at a time across instances) and the chat's session is read; out, the update
+// id is marked done for a day, the session written if it changed and the lock released.
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { RedisKeys } from "./keys.js";
 import { RELEASE } from "./lease.js";
 
 // KEYS: update, chat lock ("" = none), session ("" = none), flow-busy ("" = no bypass).
-// ARGV: lock token, lock ms, seconds an update id is remembered.
+// ARGV: lock token, lock ms (also the update's "in progress" mark).
 const ENTER = `
 if redis.call("EXISTS", KEYS[1]) == 1 then return {0} end
 local bypass = KEYS[4] ~= "" and redis.call("EXISTS", KEYS[4]) == 1
@@ -17,24 +18,30 @@ if KEYS[2] ~= "" and not bypass then
   if not redis.call("SET", KEYS[2], ARGV[1], "PX", ARGV[2], "NX") then return {1} end
   locked = 1
 end
-redis.call("SET", KEYS[1], "1", "EX", ARGV[3])
+redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2])
 local session = false
 if KEYS[3] ~= "" then session = redis.call("GET", KEYS[3]) end
 return {2, session, locked}`;
 
-// KEYS: chat lock ("" = none held), session ("" = none). ARGV: lock token, session ("" = as it
-// was, "-" = delete, else the JSON to write), session seconds.
+// KEYS: update, chat lock ("" = none held), session ("" = none). ARGV: lock token, session
+// ("" = as it was, "-" = delete, else the JSON to write), session seconds, seconds an update id
+// is remembered.
 const LEAVE = `
-local held = KEYS[1] == "" or redis.call("GET", KEYS[1]) == ARGV[1]
-if held and KEYS[2] ~= "" and ARGV[2] ~= "" then
-  if ARGV[2] == "-" then redis.call("DEL", KEYS[2])
-  else redis.call("SET", KEYS[2], ARGV[2], "EX", ARGV[3]) end
+redis.call("SET", KEYS[1], "done", "EX", ARGV[4])
+local held = KEYS[2] == "" or redis.call("GET", KEYS[2]) == ARGV[1]
+if held and KEYS[3] ~= "" and ARGV[2] ~= "" then
+  if ARGV[2] == "-" then redis.call("DEL", KEYS[3])
+  else redis.call("SET", KEYS[3], ARGV[2], "EX", ARGV[3]) end
 end
-if KEYS[1] ~= "" and held then redis.call("DEL", KEYS[1]) end
+if KEYS[2] ~= "" and held then redis.call("DEL", KEYS[2]) end
 if held then return 1 end
 return 0`;
 
-const RENEW = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) end return 0`;
+// KEYS: update, chat lock ("" = none held). ARGV: lock token, lock ms.
+const RENEW = `
+for _, key in ipairs(KEYS) do
+  if key ~= "" and redis.call("GET", key) == ARGV[1] then redis.call("PEXPIRE", key, ARGV[2]) end
+end`;
 
 const UPDATE_MEMORY_SECONDS = 86_400;
 
@@ -47,10 +54,11 @@ export interface GateOptions {
 }
 
 interface Ticket {
+  updateKey: string;
   lockKey: string;
   sessionKey: string;
   token: string;
-  renewal: NodeJS.Timeout | undefined;
+  renewal: NodeJS.Timeout;
 }
 
 type Entry = { kind: "duplicate" } | { kind: "entered"; session: string | null; ticket: Ticket };
@@ -72,15 +80,18 @@ export class RedisUpdateGate {
       chat === undefined ? "" : this.keys.session(chat),
       chatId !== undefined && skipsLock ? this.keys.flowBusy(chatId) : "",
     ];
-    const args = [token, this.options.lockMs, UPDATE_MEMORY_SECONDS];
+    const args = [token, this.options.lockMs];
     const deadline = Date.now() + this.options.waitMs;
     for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
       const [state, session, locked] = (await this.redis
         .eval(ENTER, 4, ...keys, ...args)
         .catch((error: unknown) => {
-          // A command that timed out may still run when Redis answers again: the release,
-          // sent right after it on the same connection, runs after it and frees the chat.
-          if (keys[1]) this.redis.eval(RELEASE, 1, keys[1], token).catch(() => undefined);
+          // A command that timed out may still run when Redis answers again: the releases,
+          // sent right after it on the same connection, run after it and free the update and
+          // the chat.
+          for (const key of keys.slice(0, 2).filter(Boolean)) {
+            this.redis.eval(RELEASE, 1, key, token).catch(() => undefined);
+          }
           throw error;
         })) as [number, unknown, number];
       if (state === 0) return { kind: "duplicate" };
@@ -95,33 +106,35 @@ export class RedisUpdateGate {
   }
 
   async leave(ticket: Ticket, session: string | null | undefined): Promise<boolean> {
-    const { lockKey, sessionKey, token, renewal } = ticket;
+    const { updateKey, lockKey, sessionKey, token, renewal } = ticket;
     clearInterval(renewal);
     const value = session === undefined ? "" : session === null ? "-" : session;
     const held = await this.redis.eval(
       LEAVE,
-      2,
+      3,
+      updateKey,
       lockKey,
       sessionKey,
       token,
       value,
       this.options.sessionSeconds,
+      UPDATE_MEMORY_SECONDS,
     );
     return held === 1;
   }
 
   private ticket(keys: string[], token: string, locked: number): Ticket {
+    const updateKey = keys[0] as string;
     const lockKey = locked === 1 ? (keys[1] as string) : "";
-    const renewal = lockKey
-      ? setInterval(
-          () =>
-            void this.redis
-              .eval(RENEW, 1, lockKey, token, this.options.lockMs)
-              .catch(() => undefined),
-          Math.max(50, this.options.lockMs / 3),
-        )
-      : undefined;
-    renewal?.unref();
-    return { lockKey, sessionKey: keys[2] as string, token, renewal };
+    // The update's mark and the chat's lock last as long as the update runs, and lapse together.
+    const renewal = setInterval(
+      () =>
+        void this.redis
+          .eval(RENEW, 2, updateKey, lockKey, token, this.options.lockMs)
+          .catch(() => undefined),
+      Math.max(50, this.options.lockMs / 3),
+    );
+    renewal.unref();
+    return { updateKey, lockKey, sessionKey: keys[2] as string, token, renewal };
   }
 }

@@ -23,17 +23,19 @@ function safeLocale(ctx: BotContext): string {
 /**
  * The one error boundary: whatever failed in an update is logged (without personal data) and
  * answered with a short apology instead of silence; while the store is down, with "nothing
- * was charged, try again" and a log line without a stack per update. Groups other than the
- * support groups never hear from the bot.
+ * was charged, try again" and a log line without a stack per update. A buyer whose payment
+ * confirmation failed has paid: they hear that it is being processed, never "nothing was
+ * charged". Groups other than the support groups never hear from the bot.
  */
 export function errorBoundary(options: ErrorBoundaryOptions) {
   return async ({ error, ctx }: BotError<BotContext>): Promise<void> => {
     const where = { updateId: ctx.update.update_id, chatId: ctx.chat?.id, userId: ctx.from?.id };
-    const storeDown = options.isStoreFailure(error);
+    const paid = ctx.message?.successful_payment !== undefined;
+    const storeDown = !paid && options.isStoreFailure(error);
     if (storeDown) options.log.debug(where, "update not handled: the store is unreachable");
     else options.log.error({ ...where, err: error }, "update failed");
     const t = (key: string) => options.i18n.t(safeLocale(ctx), key);
-    const apology = storeDown ? "store-unavailable" : "error-generic";
+    const apology = paid ? "payment-processing" : storeDown ? "store-unavailable" : "error-generic";
     try {
       if (ctx.callbackQuery) {
         await ctx.answerCallbackQuery({ text: t(apology), show_alert: storeDown });

@@ -1,5 +1,6 @@
-// The gate every update passes before the features: taken once across all instances (a
-// duplicate from Telegram, a retry of a webhook, another replica is dropped), one update of a
+// The gate every update passes before the features: handled once across all instances (a
+// duplicate from Telegram, a retry of a webhook, another replica is dropped while the update is
+// under way or done; one whose process died under way is let through again), one update of a
 // chat at a time across instances, and the chat's session read on the way in and written on the
 // way out: two store commands per update, one round trip on the update's path.
 import type { MiddlewareFn } from "grammy";

@@ -1,8 +1,6 @@
-// Paying in the bot. Telegram Payments: the last check before the money is taken
-// (pre_checkout_query, answered within Telegram's 10 seconds) and the confirmation
-// (successful_payment, recorded before anything else). Either system: Cancel under the invoice
-// or link, Khalti's "I have paid", and support's /refunds and /refunded for the refunds a
-// person makes through the payment provider.
+// Paying in the bot, in the chat's turn: Cancel under the invoice or link, Khalti's "I have
+// paid", and support's /refunds and /refunded for the refunds a person makes through the
+// payment provider. Telegram's pre-checkout and confirmation come first: confirmations.ts.
 import { Composer } from "grammy";
 import type { PaymentService } from "../../../domain/payments.js";
 import type { RefundDesk } from "../../../domain/refunds.js";
@@ -13,8 +11,6 @@ import { localeOf } from "../../shared/i18n.js";
 import { invoiceButtons } from "./callback-data.js";
 import { refundsView } from "./views.js";
 
-/** Telegram cancels a payment whose check is not answered within 10 s: answer well before. */
-const CHECK_ANSWER_MS = 7_000;
 const REFUNDS_READ = 100;
 
 export function createPayments(
@@ -24,42 +20,6 @@ export function createPayments(
   minorDigits: number,
 ): Composer<BotContext> {
   const composer = new Composer<BotContext>();
-
-  composer.on("pre_checkout_query", async (ctx) => {
-    const query = ctx.preCheckoutQuery;
-    const late = new Promise<"ledger-unavailable">((resolve) =>
-      setTimeout(() => resolve("ledger-unavailable"), CHECK_ANSWER_MS).unref(),
-    );
-    const refusal = await Promise.race([
-      payments.check(query.invoice_payload, query.currency, query.total_amount),
-      late,
-    ]);
-    if (refusal === null) {
-      await ctx.answerPreCheckoutQuery(true);
-      return;
-    }
-    deps.logger.info(
-      { purchaseId: truncate(query.invoice_payload, 64), refusal },
-      "payment refused",
-    );
-    await ctx.answerPreCheckoutQuery(false, { error_message: ctx.t(`payment-refused-${refusal}`) });
-  });
-
-  composer.on("message:successful_payment", async (ctx) => {
-    const paid = ctx.message.successful_payment;
-    const received = await payments.receive({
-      method: "telegram",
-      purchaseId: paid.invoice_payload,
-      currency: paid.currency,
-      minor: paid.total_amount,
-      charge: {
-        id: paid.telegram_payment_charge_id,
-        providerId: paid.provider_payment_charge_id || null,
-        at: ctx.message.date * 1000,
-      },
-    });
-    if (received === "applied" || received === "kept") await ctx.reply(ctx.t("payment-received"));
-  });
 
   composer.callbackQuery(invoiceButtons.filter, async (ctx) => {
     const button = invoiceButtons.decode(ctx.callbackQuery.data);
@@ -100,26 +60,6 @@ export function createPayments(
       done
         ? ctx.t("refunded-recorded", { purchase: escapeHtml(done.purchaseId ?? key) })
         : ctx.t("refunded-nothing-due", { key: escapeHtml(truncate(key, 64)) }),
-    );
-  });
-  return composer;
-}
-
-/**
- * Without PAYMENT_MODE=telegram nobody is sent an invoice; a payment that arrives anyway (the
- * mode changed with invoices still open) is money received: said loudly, never ignored.
- */
-export function unexpectedPayments(deps: BotDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
-  composer.on("message:successful_payment", (ctx) => {
-    const paid = ctx.message.successful_payment;
-    deps.logger.error(
-      {
-        purchaseId: truncate(paid.invoice_payload, 64),
-        chargeId: paid.telegram_payment_charge_id,
-        providerChargeId: paid.provider_payment_charge_id,
-      },
-      "a payment arrived while PAYMENT_MODE is not telegram: refund it by hand",
     );
   });
   return composer;
