@@ -12,7 +12,7 @@ import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
 import { TransportFailure } from "../../src/adapters/provider/transport.js";
 import type { PackageOffer, Transaction } from "../../src/domain/model.js";
 import { OutcomeTeller } from "../../src/domain/outcomes.js";
-import type { PaymentSystem } from "../../src/domain/payment.js";
+import type { PaymentJournal, PaymentSystem, ReceivedPayment } from "../../src/domain/payment.js";
 import { PaymentService } from "../../src/domain/payments.js";
 import type { ProviderPort } from "../../src/domain/ports.js";
 import {
@@ -47,6 +47,7 @@ interface World {
   executed: Map<string, { txnId: string; at: number }>;
   /** Payments buyers made at the payment system, by offer handle. */
   wallet: Map<string, { minor: number }>;
+  journal: ReceivedPayment[];
 }
 
 type Op =
@@ -209,6 +210,17 @@ function paymentSystemOf(world: World): PaymentSystem {
   };
 }
 
+/** The journal a process keeps on disk while the ledger is away: it outlives restarts. */
+function journalOf(world: World): PaymentJournal {
+  return {
+    append: async (payment) => void world.journal.push(payment),
+    read: async () => [...world.journal],
+    settle: async (charges) => {
+      world.journal = world.journal.filter((payment) => !charges.has(payment.charge.id));
+    },
+  };
+}
+
 const { logger } = captureLogs();
 let ledger: LedgerConnection;
 
@@ -264,6 +276,7 @@ function processOf(world: World) {
   const payments = new PaymentService(
     book,
     store,
+    journalOf(world),
     topups,
     teller,
     system,
@@ -305,12 +318,13 @@ describe("the money rules, whatever happens in whatever order", () => {
           );
           const world: World = {
             // The ledger's own clock (leases, "due now") never runs ahead of the world's.
-          now: Date.now(),
+            now: Date.now(),
             ...start,
             walletDown: false,
             tokens: runs * 1_000,
             executed: new Map(),
             wallet: new Map(),
+            journal: [],
           };
           let bot = processOf(world);
           const intents = new Map<number, string>();
