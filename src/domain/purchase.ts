@@ -9,28 +9,33 @@ import type { ProviderTime, ServiceKind } from "./model.js";
 import type { Amount } from "./money.js";
 import type { Lease } from "./ports.js";
 
-export type PurchasePhase =
+/** Every phase a purchase can be in (the changes between them: purchase-machine.ts). */
+export const PURCHASE_PHASES = [
   /** The intent is claimed; nothing was sent. */
-  | "created"
+  "created",
   /** A checkout token is bound to this attempt; nothing was sent. */
-  | "token-taken"
+  "token-taken",
   /** The top-up call is leaving (written just before it): only txn-status can tell. */
-  | "requested"
-  | "charged"
-  | "not-charged"
+  "requested",
+  "charged",
+  "not-charged",
   /** The provider could not be asked: checked again later. */
-  | "unknown"
+  "unknown",
   /** The invoice is out; nothing was paid yet. */
-  | "awaiting-payment"
+  "awaiting-payment",
   /** The payment system confirmed the payment; the top-up has not left yet. */
-  | "paid"
+  "paid",
   /** Never paid: cancelled, or its window passed. */
-  | "unpaid"
+  "unpaid",
   /** Paid, and the top-up certainly did not happen: the payment is owed back. */
-  | "refund-due"
-  | "refunded";
+  "refund-due",
+  "refunded",
+] as const;
 
-const OPEN_PHASES: ReadonlySet<PurchasePhase> = new Set([
+export type PurchasePhase = (typeof PURCHASE_PHASES)[number];
+
+/** Phases still to be resolved, watched by reconciliation. */
+export const OPEN_PHASES: ReadonlySet<PurchasePhase> = new Set([
   "created",
   "token-taken",
   "requested",

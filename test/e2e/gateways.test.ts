@@ -5,76 +5,29 @@
 // and only Khalti's own "not found", after the payment window, ends the purchase unpaid.
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createKhaltiSandbox, type KhaltiSandbox } from "../../tools/khalti-sandbox/server.js";
-import type { ChatUser } from "../../tools/telegram-emulator/index.js";
-import { expectReply } from "../support/chat.js";
-import {
-  type GatewayAnswer,
-  type GatewayProxy,
-  gatewayPage,
-  startGatewayProxy,
-} from "../support/gateway-proxy.js";
-import { freePort } from "../support/ports.js";
-import { type Stack, startStack } from "../support/stack.js";
+import { type GatewayAnswer, gatewayPage } from "../support/gateway-proxy.js";
+import { type KhaltiGateways, startKhaltiGateways } from "../support/khalti-gateways.js";
 import { until } from "../support/wait.js";
 
-const SECRET = "gateways-e2e-secret";
 const WINDOW_MS = 3_000;
-let stack: Stack | undefined;
-let khalti: KhaltiSandbox;
-let providerGateway: GatewayProxy;
-let khaltiGateway: GatewayProxy;
+let world: KhaltiGateways;
 let nextUser = 9700;
 
 beforeAll(async () => {
-  khalti = await createKhaltiSandbox({ secretKey: SECRET });
-  khaltiGateway = await startGatewayProxy(() => khalti.url);
-  providerGateway = await startGatewayProxy(() => stack?.sandbox.baseUrl());
-  const port = await freePort();
-  stack = await startStack("gateways", {
-    PROVIDER_BASE_URL: providerGateway.url,
-    PAYMENT_MODE: "khalti",
-    KHALTI_SECRET_KEY: SECRET,
-    KHALTI_BASE_URL: khaltiGateway.url,
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    HTTP_PORT: String(port),
-    HTTP_HOST: "127.0.0.1",
-    PAYMENT_CHECK_SECONDS: "1",
+  world = await startKhaltiGateways("gateways", "gateways-e2e-secret", {
     PAYMENT_WINDOW_SECONDS: String(WINDOW_MS / 1000),
   });
 });
-afterEach(() => {
-  providerGateway.handle = (_, forward) => forward();
-  khaltiGateway.handle = (_, forward) => forward();
-  bot().sandbox.reset();
-  khalti.faults.clear();
-});
-afterAll(async () => {
-  await stack?.stop();
-  await providerGateway.close();
-  await khaltiGateway.close();
-  await khalti.close();
-});
+afterEach(() => world.reset());
+afterAll(() => world.stop());
 
-const bot = (): Stack => {
-  if (!stack) throw new Error("the stack did not start");
-  return stack;
-};
 const topupCalls = () =>
-  bot().sandbox.requests.filter((r) => r.operation === "subscription-package-topup").length;
-
-/** A new subscriber with a Khalti payment link for 1000001's Gold renewal in front of them. */
-async function withLink(): Promise<{ user: ChatUser; pidx: string }> {
-  const user = bot().emulator.user({ id: ++nextUser, first_name: "Gw", language_code: "en" });
-  await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
-  await expectReply(user, () => user.press(/Renew/), "Please confirm");
-  await expectReply(user, () => user.press(/Pay NPR/), "with Khalti");
-  return { user, pidx: khalti.payments().at(-1)?.pidx ?? "" };
-}
+  world.stack.sandbox.requests.filter((r) => r.operation === "subscription-package-topup").length;
+const withLink = () => world.withLink(++nextUser);
 
 /** The buyer's purchase in the ledger: its phase and when its payment window closes. */
 async function purchaseOf(buyer: number): Promise<{ phase: string; expiresAt: number }> {
-  const client = new pg.Client({ connectionString: bot().env.DATABASE_URL });
+  const client = new pg.Client({ connectionString: world.stack.env.DATABASE_URL });
   await client.connect();
   try {
     const { rows } = await client.query(
@@ -101,7 +54,7 @@ describe("a gateway in front of the provider", () => {
     async (_, lost) => {
       let forwarded = 0;
       const shown = new Set<string>();
-      providerGateway.handle = async (request, forward) => {
+      world.providerGateway.handle = async (request, forward) => {
         if (request.path.endsWith("/subscription-package-topup")) {
           forwarded++;
           await forward();
@@ -120,13 +73,13 @@ describe("a gateway in front of the provider", () => {
       };
       const { user, pidx } = await withLink();
       const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
-      khalti.pay(pidx);
+      world.khalti.pay(pidx);
       await receipt;
       // Time for a second call, had there been one.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(forwarded).toBe(1);
       expect(topupCalls()).toBe(1);
-      expect(bot().sandbox.topups).toHaveLength(1);
+      expect(world.stack.sandbox.topups).toHaveLength(1);
       expect(shown.size).toBe(1);
       expect(user.messages().some((m) => /refund|declined/i.test(m.text ?? ""))).toBe(false);
     },
@@ -137,13 +90,13 @@ describe("a gateway in front of Khalti", () => {
   it("answers lookups with an HTML 404 past the payment window: still found once let through, and topped up", async () => {
     const pages: number[] = [];
     let blocked = true;
-    khaltiGateway.handle = async (request, forward) => {
+    world.khaltiGateway.handle = async (request, forward) => {
       if (!(blocked && isLookup(request.path))) return forward();
       pages.push(Date.now());
       return gatewayPage(404, "Not Found");
     };
     const { user, pidx } = await withLink();
-    khalti.pay(pidx);
+    world.khalti.pay(pidx);
     const { expiresAt } = await purchaseOf(user.id);
     await until(() => pages.some((at) => at > expiresAt), 5_000);
     expect(await purchaseOf(user.id)).toMatchObject({ phase: "awaiting-payment" });
@@ -151,13 +104,13 @@ describe("a gateway in front of Khalti", () => {
     blocked = false;
     await receipt;
     expect(pages.length).toBeGreaterThanOrEqual(2);
-    expect(bot().sandbox.topups).toHaveLength(1);
+    expect(world.stack.sandbox.topups).toHaveLength(1);
     expect(user.messages().some((m) => m.text?.includes("not paid in time"))).toBe(false);
   });
 
   it("ends the purchase on Khalti's own not found only at a lookup after the window", async () => {
     const notFound: number[] = [];
-    khaltiGateway.handle = async (request, forward) => {
+    world.khaltiGateway.handle = async (request, forward) => {
       if (!isLookup(request.path)) return forward();
       // Khalti's own answer to a pidx it does not know (the sandbox's 404).
       const answer = await forward(JSON.stringify({ pidx: `${pidxOf(request.body)}-unknown` }));
@@ -173,6 +126,6 @@ describe("a gateway in front of Khalti", () => {
     expect(notFound.filter((at) => at < expiresAt).length).toBeGreaterThanOrEqual(1);
     expect(notFound.at(-1)).toBeGreaterThan(expiresAt);
     expect(endedAt).toBeGreaterThan(expiresAt);
-    expect(bot().sandbox.topups).toHaveLength(0);
+    expect(world.stack.sandbox.topups).toHaveLength(0);
   });
 });
