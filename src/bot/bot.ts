@@ -23,6 +23,7 @@ import { FLOW_VERSION } from "./features/topup/journey.js";
 import type { TelegramOutcomes } from "./features/topup/outcomes.js";
 import { PurchaseRunner } from "./features/topup/purchase.js";
 import { configureApi } from "./shared/api.js";
+import { ConfirmationHold, isPaymentConfirmation } from "./shared/confirmation-hold.js";
 import { errorBoundary } from "./shared/error-boundary.js";
 import { gated } from "./shared/update-gate.js";
 
@@ -67,6 +68,17 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
 
   // Money first: a payment's check and confirmation pass nothing that could drop or stall them
   // (the flood limit, Redis for the gate and the session, the chat's turn, a conversation).
+  // Polled, each is acknowledged to Telegram only once handled (shared/confirmation-hold.ts).
+  const hold = new ConfirmationHold();
+  hold.install(bot.api);
+  bot.use(async (ctx, next) => {
+    if (!isPaymentConfirmation(ctx.update)) return next();
+    try {
+      await next();
+    } finally {
+      hold.handled(ctx.update.update_id);
+    }
+  });
   const { payments, refunds } = deps;
   const paying = payments && refunds && config.payment;
   bot.use(paying ? paymentConfirmations(deps, payments) : unexpectedPayments(deps));

@@ -135,6 +135,52 @@ describe("the ledger down when the payment arrives, and the bot killed before it
   }, 90_000);
 });
 
+describe("polling: the bot killed while a confirmation is being written", () => {
+  let postgres: OwnPostgres;
+  let stack: ProcessStack;
+  beforeAll(async () => {
+    postgres = await startOwnPostgres();
+    stack = await startProcessStack("confirm_polled", { postgresUrl: postgres.url });
+  }, 40_000);
+  afterAll(async () => {
+    postgres.resume();
+    await stack.stop();
+    await postgres.stop();
+  });
+
+  it("leaves the batch unacknowledged: Telegram delivers the confirmation again, topped up once", async () => {
+    // The ledger hangs (SIGSTOP) rather than refusing: the confirmation is neither in the
+    // ledger nor in the journal while the process runs, and it is killed before either.
+    const first = stack.startBot({ ...PAID, DATABASE_STATEMENT_TIMEOUT_MS: "20000" });
+    const { user, invoice } = await withInvoice(stack, 6530);
+    const [purchase] = await purchasesOf(stack.databaseUrl, user.chatId);
+    postgres.pause();
+    stack.emulator.injectUpdate(
+      BOT_TOKEN,
+      confirmationOf(user, invoice, purchase?.id ?? "", {
+        updateId: 779_001,
+        id: "tg-charge-polled",
+        providerId: "prov-polled",
+      }),
+    );
+    // Fetched within a poll (1 s); the next getUpdates, which would acknowledge it, waits.
+    await sleep(2_000);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    expect(existsSync(join(stack.dataDir, "payments.journal"))).toBe(false);
+
+    postgres.resume();
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 20_000 });
+    stack.startBot(PAID);
+    expect((await receipt).text).toContain("prov-polled");
+    await sleep(1_500);
+    expect(stack.sandbox.topups).toHaveLength(1);
+    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
+      { phase: "charged", told: "charged" },
+    ]);
+  }, 60_000);
+});
+
 describe("webhook mode: a confirmation neither the ledger nor the journal can take", () => {
   let postgres: OwnPostgres;
   let stack: ProcessStack;

@@ -5,17 +5,11 @@
 // anything else; a repeat is known by its charge id in the ledger). Without a session, the
 // buyer's language is their purchase's, else their Telegram client's.
 import { Composer } from "grammy";
-import type { Update } from "grammy/types";
 import type { PaymentCheck, PaymentService } from "../../../domain/payments.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { truncate } from "../../shared/html.js";
 import { localeFromTelegram } from "../../shared/i18n.js";
-
-/** A payment's confirmation: durable before it is acknowledged (the webhook waits for it). */
-export function isPaymentConfirmation(update: unknown): boolean {
-  return (update as Partial<Update>).message?.successful_payment !== undefined;
-}
 
 /** Telegram cancels a payment whose check is not answered within 10 s: answer well before. */
 const CHECK_ANSWER_MS = 7_000;
