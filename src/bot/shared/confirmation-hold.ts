@@ -32,7 +32,7 @@ export class ConfirmationHold {
   private fetched(updates: Update[]): void {
     for (const update of updates) {
       if (!isPaymentConfirmation(update) || this.pending.has(update.update_id)) continue;
-      let release = () => undefined as void;
+      let release!: () => void;
       const done = new Promise<void>((resolve) => {
         release = resolve;
       });
