@@ -1,7 +1,7 @@
 # Stages: `build` compiles; `sandbox` runs the provider sandbox for trials (compose profile
 # "trial"); `runtime`, the last stage and so what a plain `docker build .` gives, is the bot.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -23,7 +23,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
 CMD ["node", "--import", "tsx", "tools/sandbox/main.ts"]
 
 # The bot: production dependencies, the compiled code and the locale files only.
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # DejaVu draws the digits of the finance report's chart.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini fonts-dejavu-core \

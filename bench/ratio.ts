@@ -228,6 +228,8 @@ function settingsOf(pid: number): string {
 
 /** When V8's memory reducer has run in an idle process: it starts 8 s after the last full GC. */
 const SETTLED_MS = 12_000;
+/** RSS idle, at most (issue #29: no V8 flag changed at run time is worth a few MB). */
+const IDLE_TARGET_MB = 90;
 
 /**
  * VmRSS of a newly started bot or floor, 2 s after one user reached the page they turn. It
@@ -576,8 +578,8 @@ function report(f: Figures): void {
       `${f.idle.floor.median.toFixed(1)} MB`,
       `${f.idle.bot.median.toFixed(1)} MB (${f.idle.bot.range})`,
       x(f.idle.bot.median, f.idle.floor.median),
-      "≤ 80 MB",
-      verdict(f.idle.bot.median <= 80),
+      `≤ ${IDLE_TARGET_MB} MB`,
+      verdict(f.idle.bot.median <= IDLE_TARGET_MB),
     ],
     [
       `the same ${SETTLED_MS / 1000} s after the page, once V8's memory reducer has run`,

@@ -12,23 +12,6 @@ import { resolve, sep } from "node:path";
 import { build } from "esbuild";
 
 /**
- * pg asks at load whether it runs on Cloudflare Workers by touching `Response` when Node has
- * no `navigator` (Node 20): that loads Node's whole fetch implementation, about 10 MB of idle
- * RSS for nothing. The bundle runs on Node only, so the answer is fixed at build time.
- */
-const pgOnNodeOnly = {
-  name: "pg-on-node-only",
-  setup(esbuild) {
-    esbuild.onLoad({ filter: /[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
-      const source = readFileSync(args.path, "utf8");
-      const probe = "function isCloudflareRuntime() {";
-      if (!source.includes(probe)) throw new Error(`pg changed: no "${probe}" in ${args.path}`);
-      return { contents: source.replace(probe, `${probe} return false;`), loader: "js" };
-    });
-  },
-};
-
-/**
  * undici's HTTP/2 client, never used (tools/undici-http1-only.cjs), is left out. Its HTTP
  * parser's WebAssembly, two 72 KB base64 strings of which one is used, stays in the package
  * and is read from there by the first request: in the bundle both would sit in the heap.
@@ -70,7 +53,7 @@ await build({
   bundle: true,
   platform: "node",
   format: "esm",
-  target: "node20",
+  target: "node24",
   // The report's chart libraries, loaded by the first report (resvg is a native binary).
   external: ["bullmq", "@electric-sql/pglite", "echarts", "@resvg/resvg-js"],
   // grammY's and the runner's AbortController polyfill: the built-in classes instead (see the
@@ -80,7 +63,7 @@ await build({
     "abort-controller": "./tools/native-abort-controller.cjs",
     "whatwg-url": "./tools/native-whatwg-url.cjs",
   },
-  plugins: [pgOnNodeOnly, undiciHttp1Only, zodInEnglishOnly],
+  plugins: [undiciHttp1Only, zodInEnglishOnly],
   sourcemap: true,
   // V8 keeps the bundle's source in the heap for lazy compilation: without the packages'
   // comments and indentation it is 40% smaller (1.4 MB of idle RSS). Identifiers are not shortened, so

@@ -2,7 +2,6 @@
 // the first call, and only its connection pool and `request`: the package's index also loads
 // fetch, WebSocket and the caches, 14 MB of idle RSS the bot never uses (bench/RESULTS.md).
 
-import { setFlagsFromString } from "node:v8";
 import type { Dispatcher, Pool } from "undici";
 
 type HttpRequest = Omit<Dispatcher.RequestOptions, "origin">;
@@ -20,15 +19,10 @@ type Send = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Ht
 let undici: Promise<{ Pool: typeof Pool; send: Send }> | undefined;
 
 /**
- * undici parses HTTP in WebAssembly. V8's optimizing tier would recompile the parser's hot
- * functions in the background and leave ~9 MB of RSS with glibc for good; its baseline code
- * (Liftoff) reads the provider's short JSON answers just as well. The flag can only be given
- * on the command line, not in NODE_OPTIONS, so it is set here, before the parser is compiled.
- * It holds for the whole process: PGlite (the embedded ledger, compiled at start) keeps what it
- * was compiled with and is no longer optimized further, a cost only a one-instance bot bears.
+ * Loaded on the first call. No V8 flag is changed at run time (Node documents that as
+ * unpredictable): undici's WebAssembly parser is compiled as V8 compiles any code.
  */
 const loadUndici = () => {
-  if (!undici) setFlagsFromString("--liftoff-only");
   undici ??= Promise.all([
     import("undici/lib/dispatcher/pool.js"),
     import("undici/lib/api/api-request.js"),

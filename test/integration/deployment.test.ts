@@ -63,8 +63,8 @@ describe("the Dockerfile", () => {
     expect(stages.map((stage) => stage.name)).toEqual(["build", "sandbox", "runtime"]);
     expect(runtime?.name).toBe("runtime");
     // A fresh base, not the build stage: no dev dependencies, no sources, no tools.
-    expect(runtime?.from).toBe("node:20-bookworm-slim");
-    expect(byName("build")?.from).toBe("node:20-bookworm-slim");
+    expect(runtime?.from).toBe("node:24-bookworm-slim");
+    expect(byName("build")?.from).toBe("node:24-bookworm-slim");
   });
 
   it("compiles in the build stage", () => {
