@@ -81,6 +81,7 @@ describe("two answers about one purchase, the older one late", () => {
     const page = await fetch(`${world.base}/pay/khalti/return?pidx=${encodeURIComponent(pidx)}`);
     expect(page.status).toBe(200);
     await receipt;
+    await until(async () => (await ledgerOf(user.id))?.told === "charged", 3_000);
     expect(await ledgerOf(user.id)).toMatchObject({ phase: "charged", told: "charged" });
     // The late "Initiated" arrives now.
     release();
@@ -136,6 +137,7 @@ describe("the last look before a refund", () => {
     expect(world.khalti.calls.refunds()).toBe(0);
     expect(world.khalti.payment(pidx)?.status).toBe("Completed");
     expect(world.stack.sandbox.topups).toHaveLength(1);
+    await until(async () => (await ledgerOf(user.id))?.told === "charged", 3_000);
     expect(await ledgerOf(user.id)).toMatchObject({
       phase: "charged",
       told: "charged",

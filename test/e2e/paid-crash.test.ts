@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
-import { purchasesOf } from "../support/ledger-rows.js";
+import { purchasesOf, toldPurchasesOf } from "../support/ledger-rows.js";
 import { confirmationOf, logged, PAID, withInvoice } from "../support/paying.js";
 import { type OwnPostgres, startOwnPostgres } from "../support/postgres-server.js";
 import { BOT_TOKEN } from "../support/stack.js";
@@ -42,7 +42,7 @@ describe("a bot killed between the payment and the top-up", () => {
     await sleep(2_500); // two more reconciliation passes: nothing is topped up or told again
     expect(sandbox.topups).toHaveLength(1);
     expect(user.messages().filter((m) => m.text?.includes("Top-up successful"))).toHaveLength(1);
-    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
+    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
       { phase: "charged", told: "charged" },
     ]);
     second.child.kill("SIGTERM");
@@ -94,7 +94,7 @@ describe("the ledger's PostgreSQL down around a payment", () => {
     expect((await receipt).text).toContain("prov-while-down");
     expect(logged(bot, "payments written after all")).toHaveLength(1);
     expect(sandbox.topups).toHaveLength(1);
-    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
+    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
       { phase: "charged", told: "charged" },
     ]);
   }, 60_000);

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { WEBHOOK_PATH } from "../support/dispatcher.js";
-import { purchasesOf } from "../support/ledger-rows.js";
+import { purchasesOf, toldPurchasesOf } from "../support/ledger-rows.js";
 import { confirmationOf, logged, PAID, withInvoice } from "../support/paying.js";
 import { type OwnPostgres, startOwnPostgres } from "../support/postgres-server.js";
 import { type OwnRedis, startOwnRedis } from "../support/redis-server.js";
@@ -72,7 +72,7 @@ describe("Redis not answering when the payment arrives", () => {
     expect((await user.pay(invoice.message_id)).kind).toBe("paid");
     expect((await receipt).text).toContain("Paid:");
     expect(stack.sandbox.topups).toHaveLength(1);
-    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
+    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
       { phase: "charged", told: "charged" },
     ]);
     const told = textsOf(user, before);
@@ -127,7 +127,7 @@ describe("the ledger down when the payment arrives, and the bot killed before it
     await sleep(2_500); // reconciliation passes: nothing is topped up or told again
     expect(stack.sandbox.topups).toHaveLength(1);
     expect(textsOf(user).filter((text) => text.includes("Top-up successful"))).toHaveLength(1);
-    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
+    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
       { phase: "charged", told: "charged" },
     ]);
     expect(logged(second, "payments written after all")).toHaveLength(1);
@@ -175,7 +175,7 @@ describe("polling: the bot killed while a confirmation is being written", () => 
     expect((await receipt).text).toContain("prov-polled");
     await sleep(1_500);
     expect(stack.sandbox.topups).toHaveLength(1);
-    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
+    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
       { phase: "charged", told: "charged" },
     ]);
   }, 60_000);

@@ -139,3 +139,19 @@ export async function purchasesOf(databaseUrl: string, buyer: number) {
     await client.end();
   }
 }
+
+/**
+ * A buyer's purchases once each outcome's telling is recorded: the receipt goes out first and
+ * "told" is written just after it, so a test that saw the receipt waits for that write (a few
+ * seconds at most), then reads.
+ */
+export async function toldPurchasesOf(databaseUrl: string, buyer: number) {
+  let rows = await purchasesOf(databaseUrl, buyer);
+  const deadline = Date.now() + 3_000;
+  while (rows.some((row) => row.phase === "charged" && row.told !== row.phase)) {
+    if (Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    rows = await purchasesOf(databaseUrl, buyer);
+  }
+  return rows;
+}
