@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BotProcess, type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
-import { purchasesOf } from "../support/ledger-rows.js";
+import { purchasesOf, toldPurchasesOf } from "../support/ledger-rows.js";
 import { freePort } from "../support/ports.js";
 import { type OwnPostgres, startOwnPostgres } from "../support/postgres-server.js";
 import { type OwnRedis, startOwnRedis } from "../support/redis-server.js";
@@ -55,7 +55,7 @@ describe("a top-up in flight when the bot is killed and Redis comes back empty",
       sandbox.requests.filter((r) => r.operation === "subscription-package-topup"),
     ).toHaveLength(1);
     expect(sandbox.topups).toHaveLength(1);
-    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
+    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
       { phase: "charged", told: "charged" },
     ]);
     second.child.kill("SIGTERM");
@@ -145,7 +145,7 @@ describe("PostgreSQL failing under a running bot", () => {
     );
     await postgres.start();
     await until(() => logged(bot, "purchase outcomes written after all").length > 0, 10_000);
-    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
+    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
       { phase: "charged", told: "charged" },
     ]);
     await sleep(2_000); // reconciliation passes: the receipt is not sent again
@@ -210,7 +210,7 @@ describe("two instances on one database, one killed mid-purchase", () => {
     expect(
       sandbox.requests.filter((r) => r.operation === "subscription-package-topup"),
     ).toHaveLength(1);
-    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
+    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
       { phase: "charged", told: "charged" },
     ]);
     // The survivor goes on serving.

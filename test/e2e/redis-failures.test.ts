@@ -1,10 +1,10 @@
 // Redis failing under a running bot process: a Redis of the test's own is killed, paused and
 // restarted (the shared one is never touched).
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type BotProcess, type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
+import { toldPurchasesOf } from "../support/ledger-rows.js";
 import { answers, type OwnRedis, startOwnRedis } from "../support/redis-server.js";
 
 const logged = (bot: BotProcess, msg: string) => bot.logs().filter((line) => line.msg === msg);
@@ -103,13 +103,10 @@ describe("Redis failing under a running bot", () => {
     const told = user.messages().map((message) => message.text ?? "");
     expect(told.some((text) => /slow|Checking your payment|still/i.test(text))).toBe(false);
     // Money is not kept in Redis: the ledger took every phase while Redis was away.
-    const ledger = new pg.Client({ connectionString: stack.databaseUrl });
-    await ledger.connect();
-    const { rows } = await ledger.query("SELECT phase, told FROM purchases WHERE buyer = $1", [
-      user.chatId,
+    const rows = await toldPurchasesOf(stack.databaseUrl, user.chatId);
+    expect(rows.map(({ phase, told }) => ({ phase, told }))).toEqual([
+      { phase: "charged", told: "charged" },
     ]);
-    await ledger.end();
-    expect(rows).toEqual([{ phase: "charged", told: "charged" }]);
     expect(logged(bot, "purchase outcome kept in memory until the store is back")).toEqual([]);
     redis.resume();
   }, 30_000);
