@@ -50,7 +50,7 @@ const HOUR_MS = 3_600_000;
 const MISS_COST = 2;
 
 /** The limit of a window started while the budget is exceeded: room for one miss at least. */
-export const slowLimit = (limit: number) => Math.max(MISS_COST, Math.floor(limit / 4));
+const slowLimit = (limit: number) => Math.max(MISS_COST, Math.floor(limit / 4));
 
 export class LookupLimit {
   constructor(

@@ -3,7 +3,7 @@
 // hold them.
 
 export const SUPPORT_COMMANDS = ["lookup", "refresh", "txn", "recent"] as const;
-export type SupportCommand = (typeof SUPPORT_COMMANDS)[number];
+type SupportCommand = (typeof SUPPORT_COMMANDS)[number];
 /** Every audited staff action: the lookups, and the refunds' list and marks. */
 export type StaffCommand = SupportCommand | "refunds" | "refunded";
 

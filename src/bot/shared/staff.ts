@@ -7,9 +7,8 @@
 import type { MiddlewareFn } from "grammy";
 import type { Config } from "../../config.js";
 import type { Log } from "../../domain/ports.js";
-import type { StaffCommand } from "../../domain/support-audit.js";
+import type { AuditLog, StaffCommand } from "../../domain/support-audit.js";
 import type { BotContext } from "../context.js";
-import type { BotDeps } from "../deps.js";
 
 /** The stand-in senders: GroupAnonymousBot (anonymous admins) and Channel_Bot (channels). */
 const STAND_IN_SENDERS = new Set([1087968824, 136817688]);
@@ -119,7 +118,7 @@ export function requireRole(roles: StaffRoles, need: Need, log: Log): Middleware
  * written, so that nothing is done unaudited.
  */
 export async function audited(
-  deps: Pick<BotDeps, "audit" | "logger" | "now">,
+  deps: { audit: AuditLog; logger: Log; now(): number },
   ctx: BotContext,
   command: StaffCommand,
   code: string,
