@@ -59,6 +59,7 @@ import { Poller } from "./bot/polling.js";
 import { configureApi } from "./bot/shared/api.js";
 import { isPaymentConfirmation } from "./bot/shared/confirmation-hold.js";
 import { Translator } from "./bot/shared/i18n.js";
+import { StaffRoles } from "./bot/shared/staff.js";
 import { ValueFormatter } from "./bot/shared/values.js";
 import type { Config } from "./config.js";
 import { BroadcastSender } from "./domain/broadcast.js";
@@ -314,6 +315,12 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   );
 
   const idleSeconds = Math.ceil(config.sessionIdleMs / 1000);
+  const staff = new StaffRoles({
+    roles: config.roles,
+    adminUserIds: config.adminUserIds,
+    supportChatIds: config.supportChatIds,
+    now: Date.now,
+  });
   const deps: BotDeps = {
     config,
     logger,
@@ -335,12 +342,19 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     wakeReminders: () => reminders.wake(),
     cancels: new RedisCancelMarks(redis, keys, idleSeconds),
     audit: new RedisAuditLog(redis, keys),
+    staff,
     lookupRefs: new RedisLookupRefs(redis, keys),
-    lookupLimit: new LookupLimit(new RedisLookupCounter(redis, keys), {
-      limit: config.limits.lookups,
-      windowMs: config.limits.lookupWindowMs,
-      isExempt: (userId) => config.adminUserIds.includes(userId),
-    }),
+    lookupLimit: new LookupLimit(
+      new RedisLookupCounter(redis, keys),
+      alerts,
+      {
+        limit: config.limits.lookups,
+        windowMs: config.limits.lookupWindowMs,
+        budgetPerHour: config.limits.lookupBudgetPerHour,
+        isExempt: (userId) => staff.isListedStaff(userId),
+      },
+      logger,
+    ),
     i18n,
     formatter,
     subscribers,

@@ -42,6 +42,34 @@ const idList = (what: string) =>
       .default([]),
   );
 
+/**
+ * Group and supergroup ids only (negative): a user's id here would make a private chat a staff
+ * chat. A wrong entry is named by its position, never echoed.
+ */
+const groupIdList = () =>
+  idList("Telegram chat ids").superRefine((ids, context) => {
+    const wrong = ids.findIndex((id) => id >= 0);
+    if (wrong >= 0) {
+      context.addIssue({
+        code: "custom",
+        message: `entry ${wrong + 1} is not a group id: only groups and supergroups (negative ids) may be support chats`,
+      });
+    }
+  });
+
+/** Telegram user ids (positive); unset is not the same as empty here: undefined. */
+const userIdList = () =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, {
+        error: "must be a comma-separated list of numeric Telegram user ids",
+      })
+      .transform((list) => list.split(",").map((id) => Number(id.trim())))
+      .optional(),
+  );
+
 const flag = (fallback: boolean) =>
   z.preprocess(
     unsetIfEmpty,
@@ -169,7 +197,10 @@ const variables = z.object({
       .transform((time) => ({ hour: Number(time.slice(0, 2)), minute: Number(time.slice(3)) }))
       .optional(),
   ),
-  SUPPORT_CHAT_IDS: idList("Telegram chat ids"),
+  SUPPORT_CHAT_IDS: groupIdList(),
+  STAFF_USER_IDS: userIdList(),
+  REFUND_USER_IDS: userIdList(),
+  STAFF_ROLE_CACHE_SECONDS: wholeNumber(300, 0, 3_600, "seconds"),
   REDIS_KEY_PREFIX: z.preprocess(
     unsetIfEmpty,
     z
@@ -240,6 +271,7 @@ const variables = z.object({
   REDIS_SENTINEL_NAME: z.preprocess(unsetIfEmpty, z.string().default("mymaster")),
   LOOKUP_LIMIT: wholeNumber(20, 0, 10_000, "lookups"),
   LOOKUP_LIMIT_MINUTES: wholeNumber(10, 1, 1_440, "minutes"),
+  LOOKUP_BUDGET_PER_HOUR: wholeNumber(1_000, 0, 1_000_000, "lookups"),
   FLOOD_LIMIT: wholeNumber(30, 1, 1_000, "updates"),
   LOG_LEVEL: z.preprocess(
     unsetIfEmpty,
@@ -409,6 +441,7 @@ const schema = environment.transform((e) => ({
   limits: {
     lookups: e.LOOKUP_LIMIT,
     lookupWindowMs: e.LOOKUP_LIMIT_MINUTES * 60_000,
+    lookupBudgetPerHour: e.LOOKUP_BUDGET_PER_HOUR,
     updatesPerWindow: e.FLOOD_LIMIT,
   },
   broadcast: {
@@ -423,6 +456,12 @@ const schema = environment.transform((e) => ({
   /** Yesterday's report to every admin at this time of day; undefined: off. */
   dailyReportAt: e.DAILY_REPORT_AT,
   supportChatIds: e.SUPPORT_CHAT_IDS,
+  roles: {
+    /** undefined: the support groups' own administrators are staff. */
+    staffUserIds: e.STAFF_USER_IDS,
+    refundUserIds: e.REFUND_USER_IDS ?? [],
+    groupAdminsCacheMs: e.STAFF_ROLE_CACHE_SECONDS * 1000,
+  },
   logLevel: e.LOG_LEVEL,
 }));
 

@@ -7,3 +7,9 @@ alert-down =
     ⚠️ <b>Top-ups are paused: the provider is not answering</b> ({ $failures } calls in a row failed).
     Users are told to try again later; the bot tries again every { $probe } seconds.
 alert-recovered = ✅ <b>The provider answers again</b>: top-ups are back.
+
+## Alert about customer lookups (LOOKUP_BUDGET_PER_HOUR)
+
+alert-lookup-budget =
+    ⚠️ <b>Unusually many customer lookups</b>: more than { $budget } in the last hour, all users together. Someone may be trying codes to find customers.
+    Users who start looking up now get fewer tries; the rest carry on. Every lookup is counted per user.

@@ -57,3 +57,9 @@ support-recent-title-for = <b>Latest top-ups through the bot for { $code }</b>
 support-recent-none = No top-ups through the bot yet.
 support-recent-none-for = No top-ups through the bot for <code>{ $code }</code>.
 support-recent-line = { $state } · { $amount } · { $bouquet } · { $connection } · customer { $cuid } · { $time } · <code>{ $reference }</code>
+
+## Who may use the staff commands
+
+staff-only = Only support staff may use this command. Ask an admin to add you to the staff.
+staff-refunds-only = Only the people who make refunds may mark a refund done. Ask an admin.
+staff-send-as-yourself = Staff commands need to know who sent them: please send it as yourself, not anonymously or as a channel.

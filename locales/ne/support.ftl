@@ -57,3 +57,9 @@ support-recent-title-for = <b>{ $code } का लागि बोटमार�
 support-recent-none = बोटमार्फत अहिलेसम्म कुनै रिचार्ज भएको छैन।
 support-recent-none-for = <code>{ $code }</code> का लागि बोटमार्फत कुनै रिचार्ज भएको छैन।
 support-recent-line = { $state } · { $amount } · { $bouquet } · { $connection } · ग्राहक { $cuid } · { $time } · <code>{ $reference }</code>
+
+## Who may use the staff commands
+
+staff-only = यो आदेश सहायता कर्मचारीले मात्र प्रयोग गर्न सक्छन्। तपाईंलाई कर्मचारीमा थप्न एडमिनलाई भन्नुहोस्।
+staff-refunds-only = रिफन्ड गर्ने व्यक्तिले मात्र रिफन्ड भएको चिन्ह लगाउन सक्छन्। एडमिनलाई सोध्नुहोस्।
+staff-send-as-yourself = कर्मचारी आदेशले पठाउने व्यक्ति चिन्नुपर्छ: कृपया गुमनाम वा च्यानलको रूपमा होइन, आफ्नै नामबाट पठाउनुहोस्।

@@ -15,6 +15,7 @@ import type { LookupRefStore } from "../domain/support.js";
 import type { AuditLog } from "../domain/support-audit.js";
 import type { TopupService } from "../domain/topup.js";
 import type { Translator } from "./shared/i18n.js";
+import type { StaffRoles } from "./shared/staff.js";
 import type { UpdateGate } from "./shared/update-gate.js";
 import type { ValueFormatter } from "./shared/values.js";
 
@@ -66,6 +67,8 @@ export interface BotDeps {
   wakeReminders(): void;
   cancels: CancelMarks;
   audit: AuditLog;
+  /** Who is staff, who may mark refunds done (shared/staff.ts). */
+  staff: StaffRoles;
   lookupRefs: LookupRefStore;
   /** How many customer lookups a subscriber may make (support and admins are not limited). */
   lookupLimit: LookupLimit;

@@ -1,16 +1,19 @@
-// The audit trail of support lookups: who looked up what, where and when. It holds the
-// looked-up codes (personal data), so the store keeps it bounded; the logs never hold them.
+// The audit trail of staff actions: who looked up (or marked refunded) what, where and when.
+// It holds the looked-up codes (personal data), so the store keeps it bounded; the logs never
+// hold them.
 
 export const SUPPORT_COMMANDS = ["lookup", "refresh", "txn", "recent"] as const;
-export type SupportCommand = (typeof SUPPORT_COMMANDS)[number];
+type SupportCommand = (typeof SUPPORT_COMMANDS)[number];
+/** Every audited staff action: the lookups, and the refunds' list and marks. */
+export type StaffCommand = SupportCommand | "refunds" | "refunded";
 
 export interface AuditRecord {
   /** The staff member who asked. */
   staff: number;
-  /** The support group they asked in. */
+  /** The chat they asked in (a support group; an admin's or refunder's private chat). */
   group: number;
-  command: SupportCommand;
-  /** What was looked up as given (after normalisation); empty for a plain /recent. */
+  command: StaffCommand;
+  /** What it was about: the code looked up (normalised) or the refund's key; empty for a plain /recent or /refunds. */
   code: string;
   /** When (ms since the epoch). */
   at: number;

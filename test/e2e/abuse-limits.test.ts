@@ -1,5 +1,5 @@
 // Anybody can type codes into the bot: customer lookups are limited per user (admins are
-// not), and one user's flood never slows the others down.
+// not), a code that is not found costs two, and one user's flood never slows the others down.
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectReply } from "../support/chat.js";
@@ -11,7 +11,7 @@ describe("abuse limits", () => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack("abuse", {
-      LOOKUP_LIMIT: "2",
+      LOOKUP_LIMIT: "4",
       LOOKUP_LIMIT_MINUTES: "10",
       FLOOD_LIMIT: "5",
       ADMIN_USER_IDS: String(ADMIN),
@@ -20,7 +20,7 @@ describe("abuse limits", () => {
   });
   afterAll(() => stack.stop());
 
-  it("a user's third lookup in the window is refused with the time to try again", async () => {
+  it("two codes not found use up a limit of four: the third lookup is refused with the time to try again", async () => {
     const user = stack.emulator.user({ id: 6701, first_name: "Ab", language_code: "en" });
     await expectReply(user, () => user.sendText("/topup 9999991"), "No customer found");
     await expectReply(user, () => user.sendText("9999992"), "No customer found");
@@ -35,6 +35,14 @@ describe("abuse limits", () => {
     expect(expected.some((time) => refused.text?.includes(`try again at ${time}`))).toBe(true);
     // The refused lookup never reached the provider.
     expect(stack.sandbox.requests.length).toBe(before);
+  });
+
+  it("a code that is found costs one: four lookups of four", async () => {
+    const user = stack.emulator.user({ id: 6705, first_name: "Fi", language_code: "en" });
+    for (let i = 0; i < 4; i++) {
+      await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+    }
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Too many attempts");
   });
 
   it("admins are not limited", async () => {

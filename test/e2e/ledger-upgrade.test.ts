@@ -10,6 +10,7 @@ import { TEST_REDIS_URL } from "../support/redis.js";
 import { PROVIDER_TOKEN, type Stack, startStack } from "../support/stack.js";
 
 const SUPPORT = -100777;
+const AGENT = 7101;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let stack: Stack;
@@ -17,7 +18,10 @@ let redis: Redis;
 let prefix: string;
 
 beforeAll(async () => {
-  stack = await startStack("ledger_upgrade", { SUPPORT_CHAT_IDS: String(SUPPORT) });
+  stack = await startStack("ledger_upgrade", {
+    SUPPORT_CHAT_IDS: String(SUPPORT),
+    STAFF_USER_IDS: String(AGENT),
+  });
   redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 2 });
   prefix = stack.env.REDIS_KEY_PREFIX as string;
 });
@@ -44,7 +48,7 @@ describe("after Redis is flushed", () => {
     const history = await expectReply(user, () => user.sendText("/history"), "Gold");
     expect(history.text).toContain(topup.txnId);
     const group = stack.emulator.group({ id: SUPPORT, title: "Support", type: "supergroup" });
-    const agent = group.member({ id: 7101, first_name: "Agent", language_code: "en" });
+    const agent = group.member({ id: AGENT, first_name: "Agent", language_code: "en" });
     const card = await expectReply(
       agent,
       () => agent.sendText(`/txn ${topup.txnId}`),

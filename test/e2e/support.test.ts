@@ -17,6 +17,7 @@ const SUPPORT_TOO = -1009004;
 const OTHER = -1009002;
 const ELSEWHERE = -1009003;
 const AGENT = 5001;
+const NEPALI_AGENT = 5005;
 
 let stack: Stack;
 let redis: Redis;
@@ -32,6 +33,8 @@ beforeAll(async () => {
     "support",
     {
       SUPPORT_CHAT_IDS: `${SUPPORT}, ${SUPPORT_TOO}`,
+      // The agents are staff; other members of the group are not (staff-roles.test.ts).
+      STAFF_USER_IDS: `${AGENT}, ${NEPALI_AGENT}`,
       CHECKOUT_TTL_SECONDS: "3",
       CHECKOUT_SAFETY_MARGIN_SECONDS: "1",
     },
@@ -139,7 +142,7 @@ describe("support lookups in an allow-listed group", () => {
   });
 
   it("speak Nepali to staff whose Telegram is in Nepali, and explain unknown codes", async () => {
-    const nepali = support.member({ id: 5005, first_name: "Sahayak", language_code: "ne" });
+    const nepali = support.member({ id: NEPALI_AGENT, first_name: "Sahayak", language_code: "ne" });
     const card = await expectReply(
       nepali,
       () => nepali.sendText("/lookup 1000003"),
@@ -269,7 +272,7 @@ describe("support lookups in an allow-listed group", () => {
     await expectReply(agent, () => agent.sendText("/recent"), "Latest top-ups");
     await expectReply(agent, () => agent.sendText("/recent 1000002"), "1000002");
     // Give the Refresh's own lookup time to finish before reading the logs.
-    await waitForLogs((e) => e.msg === "support lookup" && e.command === "refresh");
+    await waitForLogs((e) => e.msg === "staff action" && e.command === "refresh");
 
     const records = await auditSince(since);
     expect(records.map(({ command, code }) => ({ command, code }))).toEqual([
@@ -285,7 +288,7 @@ describe("support lookups in an allow-listed group", () => {
       expect(record.at).toBeLessThanOrEqual(Date.now());
     }
 
-    const logged = logEntries().filter((entry) => entry.msg === "support lookup");
+    const logged = logEntries().filter((entry) => entry.msg === "staff action");
     expect(logged.length).toBeGreaterThanOrEqual(records.length);
     for (const entry of logged) {
       expect(Object.keys(entry).sort()).toEqual([

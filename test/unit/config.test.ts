@@ -176,6 +176,36 @@ describe("loadConfig", () => {
     expect(loadConfig(valid).payment).toBeUndefined();
   });
 
+  it("roles: staff, refunders and the cache of group administrators", () => {
+    const defaults = loadConfig(valid);
+    expect(defaults.roles).toEqual({
+      staffUserIds: undefined,
+      refundUserIds: [],
+      groupAdminsCacheMs: 300_000,
+    });
+    expect(defaults.limits.lookupBudgetPerHour).toBe(1_000);
+    const set = loadConfig({
+      ...valid,
+      STAFF_USER_IDS: "7, 8",
+      REFUND_USER_IDS: "9",
+      STAFF_ROLE_CACHE_SECONDS: "0",
+      LOOKUP_BUDGET_PER_HOUR: "0",
+    });
+    expect(set.roles).toEqual({ staffUserIds: [7, 8], refundUserIds: [9], groupAdminsCacheMs: 0 });
+    expect(set.limits.lookupBudgetPerHour).toBe(0);
+    expect(problemsOf({ ...valid, STAFF_USER_IDS: "7,-8" })[0]).toMatch(/^STAFF_USER_IDS:/);
+    expect(problemsOf({ ...valid, REFUND_USER_IDS: "x" })[0]).toMatch(/^REFUND_USER_IDS:/);
+  });
+
+  it("support chats are groups only: a private chat's id is refused by its position", () => {
+    const problems = problemsOf({ ...valid, SUPPORT_CHAT_IDS: "-1001234, 4242424242" });
+    expect(problems).toEqual([
+      "SUPPORT_CHAT_IDS: entry 2 is not a group id: only groups and supergroups (negative ids) may be support chats",
+    ]);
+    expect(problems.join("\n")).not.toContain("4242424242");
+    expect(problemsOf({ ...valid, SUPPORT_CHAT_IDS: "0" })[0]).toMatch(/entry 1 is not a group/);
+  });
+
   it("explains every invalid variable without echoing values", () => {
     const problems = problemsOf({
       ...valid,
@@ -222,6 +252,22 @@ describe("the bot process with bad configuration", () => {
     expect(result.stderr).toContain("PAYMENT_MODE: required: none");
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.stderr + result.stdout).not.toContain("super-secret-provider-token");
+  });
+});
+
+describe("the bot process with a private chat among the support chats", () => {
+  it("does not start, and says which entry is wrong", () => {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      env: { PATH: process.env.PATH, ...valid, SUPPORT_CHAT_IDS: "-100123,555000111" },
+      encoding: "utf8",
+      timeout: 15_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      "SUPPORT_CHAT_IDS: entry 2 is not a group id: only groups and supergroups (negative ids) may be support chats",
+    );
+    expect(result.stderr + result.stdout).not.toContain("555000111");
+    expect(result.stderr + result.stdout).not.toContain("secret-bot-token");
   });
 });
 

@@ -6,6 +6,7 @@ import type {
   BotCommand,
   BotCommandScope,
   CallbackQuery,
+  Chat,
   Contact,
   InlineKeyboardButton,
   KeyboardButton,
@@ -35,6 +36,9 @@ export interface WaitOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
+/** The stand-in senders Telegram uses for anonymous admins and for channels. */
+const GROUP_ANONYMOUS_BOT = 1087968824;
+const CHANNEL_BOT = 136817688;
 const MESSAGES_SHOWN_ON_TIMEOUT = 5;
 const COMMAND = /(?<=^|\s)\/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?/g;
 
@@ -44,6 +48,8 @@ export class ChatUser {
     readonly id: number,
     readonly chatId: number,
     private readonly botRef: BotRef | undefined,
+    /** Whom the messages are sent as: an anonymous admin's group, or a channel. */
+    private readonly senderChat?: Chat,
   ) {}
 
   get user(): User {
@@ -63,6 +69,7 @@ export class ChatUser {
     }));
     const replied = options.replyTo === undefined ? undefined : this.existing(log, options.replyTo);
     return this.world.postUserMessage(bot, log, this.user, {
+      ...(this.senderChat && { sender_chat: this.senderChat }),
       text,
       ...(entities.length > 0 && { entities }),
       ...(replied && { reply_to_message: asReplyMessage(replied.message) }),
@@ -341,6 +348,27 @@ export class GroupDriver {
     this.world.upsertUser(spec);
     this.group().members.set(spec.id, options.status ?? "member");
     return new ChatUser(this.world, spec.id, this.id, this.botRef);
+  }
+
+  /**
+   * An administrator posting anonymously: Telegram sends it from GroupAnonymousBot with the
+   * group itself as sender_chat, so the bot cannot tell which admin it was.
+   */
+  anonymousAdmin(): ChatUser {
+    return this.standIn(GROUP_ANONYMOUS_BOT, "Group", "GroupAnonymousBot", this.group().chat);
+  }
+
+  /** A user posting "as" a channel they own: from Channel_Bot, the channel as sender_chat. */
+  asChannel(channel: { id: number; title: string }): ChatUser {
+    const chat: Chat = { id: channel.id, type: "channel", title: channel.title };
+    return this.standIn(CHANNEL_BOT, "Channel", "Channel_Bot", chat);
+  }
+
+  private standIn(id: number, first_name: string, username: string, senderChat: Chat): ChatUser {
+    const record = this.world.upsertUser({ id, first_name, username });
+    record.user = { ...record.user, is_bot: true };
+    this.group().members.set(id, "member");
+    return new ChatUser(this.world, id, this.id, this.botRef, senderChat);
   }
 
   addBot(by: ChatUser): void {

@@ -51,6 +51,10 @@ export function redisKeys(prefix: string) {
     pollingTurn: `${prefix}polling-turn`,
     /** Customer lookups a user made in the current window (LOOKUP_LIMIT). */
     lookups: (userId: number) => `${prefix}lookups:${userId}`,
+    /** The user's current window was started while the budget was exceeded: a smaller limit. */
+    lookupsSlow: (userId: number) => `${prefix}lookups-slow:${userId}`,
+    /** Lookups of all users together in the current hour (LOOKUP_BUDGET_PER_HOUR). */
+    lookupBudget: `${prefix}lookup-budget`,
     /** A day's daily report to one admin: claimed while it is sent, then marked sent. */
     dailyReport: (day: string, admin: number) => `${prefix}daily-report:${day}:${admin}`,
     /** Prefix of BullMQ's own keys. */

@@ -2,13 +2,23 @@ import type { Redis } from "ioredis";
 import type { LookupCounter } from "../../domain/lookup-limit.js";
 import type { RedisKeys } from "./keys.js";
 
-// One round trip: count, start the window with the first lookup, say when it ends.
+// One round trip, atomic across instances. KEYS: the user's count, the user's slow mark, the
+// budget's count. ARGV: cost, the user's window, the budget (0: none), the budget's window.
+// The user's window and the budget's start with their first lookup; a window the user starts
+// while the budget is exceeded is marked slow for as long as it lasts.
 const ADD = `
-local count = redis.call("INCR", KEYS[1])
-if count == 1 then redis.call("PEXPIRE", KEYS[1], ARGV[1]) end
+local cost = tonumber(ARGV[1])
+local count = redis.call("INCRBY", KEYS[1], cost)
 local ttl = redis.call("PTTL", KEYS[1])
-if ttl < 0 then redis.call("PEXPIRE", KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return {count, ttl}`;
+if ttl < 0 then redis.call("PEXPIRE", KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2]) end
+local spent = 0
+local budget = tonumber(ARGV[3])
+if budget > 0 then
+  spent = redis.call("INCR", KEYS[3])
+  if spent == 1 then redis.call("PEXPIRE", KEYS[3], ARGV[4]) end
+  if count == cost and spent > budget then redis.call("SET", KEYS[2], "1", "PX", ttl) end
+end
+return {count, ttl, redis.call("EXISTS", KEYS[2]), spent}`;
 
 export class RedisLookupCounter implements LookupCounter {
   constructor(
@@ -16,11 +26,23 @@ export class RedisLookupCounter implements LookupCounter {
     private readonly keys: RedisKeys,
   ) {}
 
-  async add(userId: number, windowMs: number): Promise<{ count: number; resetAt: number }> {
-    const [count, ttl] = (await this.redis.eval(ADD, 1, this.keys.lookups(userId), windowMs)) as [
-      number,
-      number,
-    ];
-    return { count, resetAt: Date.now() + ttl };
+  async add(
+    userId: number,
+    cost: number,
+    windowMs: number,
+    budget: { limit: number; windowMs: number } | undefined,
+  ) {
+    const [count, ttl, slow, spent] = (await this.redis.eval(
+      ADD,
+      3,
+      this.keys.lookups(userId),
+      this.keys.lookupsSlow(userId),
+      this.keys.lookupBudget,
+      cost,
+      windowMs,
+      budget?.limit ?? 0,
+      budget?.windowMs ?? 0,
+    )) as [number, number, number, number];
+    return { count, resetAt: Date.now() + ttl, slow: slow === 1, spent };
   }
 }

@@ -2,8 +2,8 @@ import type { Redis } from "ioredis";
 import type {
   AuditLog,
   AuditRecord,
+  StaffCommand,
   StoredAuditRecord,
-  SupportCommand,
 } from "../../domain/support-audit.js";
 import type { RedisKeys } from "./keys.js";
 
@@ -51,7 +51,7 @@ export class RedisAuditLog implements AuditLog {
         id,
         staff: Number(value.get("userId")),
         group: Number(value.get("chatId")),
-        command: value.get("command") as SupportCommand,
+        command: value.get("command") as StaffCommand,
         code: value.get("code") ?? "",
         at: Number(value.get("at")),
       };

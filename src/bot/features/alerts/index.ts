@@ -1,6 +1,7 @@
 // Operators are told when the provider refuses our token or stops answering, and when it
-// recovers: every admin in a private chat, in their language, and every support group.
+// recovers, and when customer lookups exceed their hourly budget: every admin in a private chat, in their language, and every support group.
 import type { Api } from "grammy";
+import type { LookupAlarm } from "../../../domain/lookup-limit.js";
 import type { Log } from "../../../domain/ports.js";
 import type { AlertChannel, ProviderAlert } from "../../../domain/provider-health.js";
 import type { SubscriberStore } from "../../../domain/subscribers.js";
@@ -11,7 +12,7 @@ export interface AlertRecipients extends Operators {
   probeSeconds: number;
 }
 
-export class TelegramAlerts implements AlertChannel {
+export class TelegramAlerts implements AlertChannel, LookupAlarm {
   constructor(
     private readonly api: Api,
     private readonly i18n: Translator,
@@ -31,7 +32,21 @@ export class TelegramAlerts implements AlertChannel {
       this.recipients,
       (language) => this.i18n.t(language, `alert-${alert.kind}`, variables),
     );
-    if (failed > 0) this.log.warn({ failed, alert: alert.kind }, "some operators were not alerted");
+    this.checkTold(alert.kind, failed, total);
+  }
+
+  async budgetExceeded(budget: number): Promise<void> {
+    const { failed, total } = await tellOperators(
+      this.api,
+      this.subscribers,
+      this.recipients,
+      (language) => this.i18n.t(language, "alert-lookup-budget", { budget }),
+    );
+    this.checkTold("lookup-budget", failed, total);
+  }
+
+  private checkTold(alert: string, failed: number, total: number): void {
+    if (failed > 0) this.log.warn({ failed, alert }, "some operators were not alerted");
     if (failed === total && total > 0) throw new Error("no operator could be alerted");
   }
 }

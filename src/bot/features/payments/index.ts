@@ -1,6 +1,6 @@
 // Paying in the bot, in the chat's turn: Cancel under the invoice or link, Khalti's "I have
-// paid", and support's /refunds and /refunded for the refunds a person makes through the
-// payment provider. Telegram's pre-checkout and confirmation come first: confirmations.ts.
+// paid", and staff's /refunds and refunders' /refunded for the refunds a person makes through
+// the payment provider. Telegram's pre-checkout and confirmation come first: confirmations.ts.
 import { Composer } from "grammy";
 import type { PaymentService } from "../../../domain/payments.js";
 import type { RefundDesk } from "../../../domain/refunds.js";
@@ -8,6 +8,7 @@ import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import { localeOf } from "../../shared/i18n.js";
+import { audited, requireRole } from "../../shared/staff.js";
 import { invoiceButtons } from "./callback-data.js";
 import { refundsView } from "./views.js";
 
@@ -34,25 +35,27 @@ export function createPayments(
     await ctx.reply(ctx.t(withdrawn > 0 ? "invoice-cancelled" : "nothing-to-cancel"));
   });
 
-  // Admins in private, and the support groups.
+  // Admins and refunders in private; staff in the support groups (shared/staff.ts).
   const staff = composer.filter(
     (ctx) =>
-      (ctx.chat?.type === "private" && deps.config.adminUserIds.includes(ctx.from?.id ?? 0)) ||
-      deps.config.supportChatIds.includes(ctx.chat?.id ?? 0),
+      (ctx.chat?.type === "private" && deps.staff.isRefunder(ctx.from?.id ?? 0)) ||
+      deps.staff.isSupportChat(ctx.chat?.id),
   );
-  staff.command("refunds", async (ctx) => {
+  staff.command("refunds", requireRole(deps.staff, "staff", deps.logger), async (ctx) => {
+    await audited(deps, ctx, "refunds", "");
     const due = await refunds.due(REFUNDS_READ);
     const fmt = deps.formatter(localeOf(ctx));
     await ctx.reply(
       refundsView(due, (key, variables) => ctx.t(key, variables), fmt, minorDigits, deps.now()),
     );
   });
-  staff.command("refunded", async (ctx) => {
+  staff.command("refunded", requireRole(deps.staff, "refunds", deps.logger), async (ctx) => {
     const [key = "", ...note] = ctx.match.trim().split(/\s+/);
     if (!key) {
       await ctx.reply(ctx.t("refunded-usage"));
       return;
     }
+    await audited(deps, ctx, "refunded", key);
     const who = ctx.from;
     const by = `telegram:${who?.id ?? "?"}${who?.username ? ` @${who.username}` : ""}`;
     const done = await refunds.markRefunded(key, by, note.join(" ").slice(0, 500) || null);

@@ -1,11 +1,13 @@
-// Support staff: /lookup, /txn and /recent for the members of the group chats listed in
-// SUPPORT_CHAT_IDS. Anywhere else these commands reveal nothing: private chats are told the
-// commands are for support staff, other groups get no reaction at all. Also notices the bot
+// Support staff: /lookup, /txn and /recent in the group chats listed in SUPPORT_CHAT_IDS, for
+// the members who are staff (shared/staff.ts; other members are refused). Anywhere else these
+// commands reveal nothing: private chats are told the commands are for support staff, other
+// groups get no reaction at all. Also notices the bot
 // being added to or removed from groups.
 import { Composer } from "grammy";
 import { SUPPORT_COMMANDS } from "../../../domain/support-audit.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
+import { requireRole } from "../../shared/staff.js";
 import { refreshButtons } from "./callback-data.js";
 import { createLookup } from "./lookup.js";
 import { createRecent } from "./recent.js";
@@ -18,7 +20,6 @@ const isGroup = (type: string | undefined) => type === "group" || type === "supe
 
 export function createSupport(deps: BotDeps): Composer<BotContext> {
   const support = new Composer<BotContext>();
-  const allowed = new Set(deps.config.supportChatIds);
 
   // Logged for groups only (private chats' blocks are the subscriber registry's business);
   // passed on either way so that other features see it too.
@@ -30,7 +31,7 @@ export function createSupport(deps: BotDeps): Composer<BotContext> {
           chatId: chat.id,
           status: new_chat_member.status,
           previousStatus: old_chat_member.status,
-          allowListed: allowed.has(chat.id),
+          allowListed: deps.staff.isSupportChat(chat.id),
         },
         "bot membership in a group changed",
       );
@@ -38,8 +39,13 @@ export function createSupport(deps: BotDeps): Composer<BotContext> {
     await next();
   });
 
-  const staff = support.filter((ctx) => isGroup(ctx.chat?.type) && allowed.has(ctx.chat?.id ?? 0));
-  staff.use(createLookup(deps), createTxn(deps), createRecent(deps));
+  const supportChat = support.filter(
+    (ctx) => isGroup(ctx.chat?.type) && deps.staff.isSupportChat(ctx.chat?.id),
+  );
+  const staffOnly = requireRole(deps.staff, "staff", deps.logger);
+  supportChat.command(TYPED_COMMANDS, staffOnly);
+  supportChat.callbackQuery(refreshButtons.filter, staffOnly);
+  supportChat.use(createLookup(deps), createTxn(deps), createRecent(deps));
 
   support.chatType("private").command(TYPED_COMMANDS, (ctx) => ctx.reply(ctx.t("support-only")));
   // Other groups (and channels): complete silence, and nothing for the fallback to answer.

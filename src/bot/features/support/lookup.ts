@@ -7,7 +7,8 @@ import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { editQuietly } from "../../shared/edit.js";
 import { escapeHtml } from "../../shared/html.js";
-import { answer, audited, formatterOf, translator } from "./audit.js";
+import { audited } from "../../shared/staff.js";
+import { answer, formatterOf, translator } from "./audit.js";
 import { refreshButtons } from "./callback-data.js";
 import { customerCardText, refreshKeyboard } from "./views.js";
 

@@ -5,7 +5,8 @@ import { recentTopups } from "../../../domain/support.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { escapeHtml } from "../../shared/html.js";
-import { answer, audited, formatterOf, translator } from "./audit.js";
+import { audited } from "../../shared/staff.js";
+import { answer, formatterOf, translator } from "./audit.js";
 import { RECENT_SHOWN, recentText } from "./views.js";
 
 export function createRecent(deps: BotDeps): Composer<BotContext> {

@@ -6,7 +6,8 @@ import { lookUpTransaction } from "../../../domain/support.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { escapeHtml } from "../../shared/html.js";
-import { answer, audited, formatterOf, translator } from "./audit.js";
+import { audited } from "../../shared/staff.js";
+import { answer, formatterOf, translator } from "./audit.js";
 import { purchaseOnlyText, transactionText } from "./views.js";
 
 /** Transaction and checkout ids and our references: letters, digits and a few separators. */

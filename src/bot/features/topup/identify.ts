@@ -47,6 +47,7 @@ export function createIdentify(deps: BotDeps) {
       return { kind: "limited", retryAt: allowance.retryAt };
     }
     const found = await ask(() => deps.provider.getCustomer(code), deps.logger, "customer lookup");
+    if (!found.ok && found.failure === "not-found") await deps.lookupLimit.missed(userId);
     return found.ok
       ? { kind: "found", info: found.value }
       : { kind: "failed", failure: found.failure };
