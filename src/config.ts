@@ -67,14 +67,17 @@ const url = (what: string) =>
 
 /** An address others reach this bot at: https, plain http only on this machine. */
 const publicAddress = () =>
-  z
-    .url({ protocol: /^https?$/, error: "must be an https:// URL" })
-    .refine(
-      (address) =>
-        address.startsWith("https://") ||
-        ["localhost", "127.0.0.1", "[::1]"].includes(new URL(address).hostname),
-      { error: "must be https:// (http:// only for localhost, 127.0.0.1 or ::1)" },
-    );
+  z.string().refine(
+    (address) => {
+      const parsed = URL.canParse(address) ? new URL(address) : undefined;
+      return (
+        parsed?.protocol === "https:" ||
+        (parsed?.protocol === "http:" &&
+          ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname))
+      );
+    },
+    { error: "must be an https:// URL (http:// only for localhost, 127.0.0.1 or ::1)" },
+  );
 
 const variables = z.object({
   BOT_TOKEN: required("the bot token from @BotFather").pipe(

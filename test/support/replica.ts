@@ -3,7 +3,7 @@ import type { BotProcess, ProcessStack } from "./bot-process.js";
 import { freePort } from "./ports.js";
 import { httpStatus, until } from "./wait.js";
 
-export const SECRET = "e2e_webhook-Secret0";
+export const SECRET = "e2e_webhook-Secret0-long-enough-32";
 
 export interface Replica {
   bot: BotProcess;
