@@ -427,7 +427,8 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       log: logger,
     });
   const metricsHttp =
-    config.metricsHttp && new HttpServer({ ...config.metricsHttp, ready, metrics, onRejected, log: logger });
+    config.metricsHttp &&
+    new HttpServer({ ...config.metricsHttp, ready, metrics, onRejected, log: logger });
 
   /** Warns (or refuses to start) when Redis could lose or evict reminders and sessions. */
   async function checkRedis(): Promise<void> {

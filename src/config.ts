@@ -458,7 +458,10 @@ const schema = environment.transform((e) => ({
   },
   http: httpServer(e),
   metricsHttp: metricsServer(e),
-  returnPage: { perClientPerMinute: e.RETURN_PAGE_LIMIT, lookupIntervalMs: e.RETURN_PAGE_LOOKUP_MS },
+  returnPage: {
+    perClientPerMinute: e.RETURN_PAGE_LIMIT,
+    lookupIntervalMs: e.RETURN_PAGE_LOOKUP_MS,
+  },
   webhook:
     e.WEBHOOK_URL && e.WEBHOOK_SECRET
       ? { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET }
