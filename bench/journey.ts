@@ -132,7 +132,12 @@ async function concurrentUsers(users: number, latencyMs: number) {
   const processes = await startProcessStack("bench_load");
   const { sandbox, emulator } = processes;
   const metricsPort = 19_464;
-  processes.startBot({ METRICS_PORT: String(metricsPort), TELEGRAM_POLL_TIMEOUT_SECONDS: "30" });
+  processes.startBot({
+    // The metrics listener needs the public one beside it; neither is used otherwise.
+    HTTP_PORT: String(metricsPort + 1),
+    METRICS_PORT: String(metricsPort),
+    TELEGRAM_POLL_TIMEOUT_SECONDS: "30",
+  });
   try {
     const probe = emulator.user({ id: 19_999, first_name: "Probe", language_code: "en" });
     const ready = probe.waitForText("Welcome", { timeoutMs: 20_000 });

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { getHeapStatistics } from "node:v8";
 import { Api, BotError } from "grammy";
 import type { Redis } from "ioredis";
-import { HttpServer } from "./adapters/http/server.js";
+import { HttpServer, type WebhookRejection } from "./adapters/http/server.js";
 import {
   LedgerConnection,
   type LedgerTarget,
@@ -390,6 +390,8 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
         logger,
       );
   let started = false;
+  const ready = () => started && (connection?.healthy ?? true) && ledger.healthy;
+  const onRejected = (reason: WebhookRejection) => metrics.webhookRejections.inc({ reason });
   const http =
     config.http &&
     new HttpServer({
@@ -412,7 +414,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
         answerWithinMs: WEBHOOK_ANSWER_MS,
         answersOnceHandled: isPaymentConfirmation,
       },
-      ready: () => started && (connection?.healthy ?? true) && ledger.healthy,
+      ready,
       pages:
         payments && payment?.method === "khalti"
           ? [
@@ -422,13 +424,25 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
                 payments,
                 i18n,
                 () => bot.botInfo.username,
+                config.returnPage.lookupIntervalMs,
               ),
             ]
           : [],
-      metrics,
-      onRejected: (reason) => metrics.webhookRejections.inc({ reason }),
+      pagesPerClientPerMinute: config.returnPage.perClientPerMinute,
+      // On the public port only behind the token.
+      metrics: config.http.metricsToken
+        ? {
+            contentType: metrics.contentType,
+            render: () => metrics.render(),
+            token: config.http.metricsToken,
+          }
+        : undefined,
+      onRejected,
       log: logger,
     });
+  const metricsHttp =
+    config.metricsHttp &&
+    new HttpServer({ ...config.metricsHttp, ready, metrics, onRejected, log: logger });
 
   /** Warns (or refuses to start) when Redis could lose or evict reminders and sessions. */
   async function checkRedis(): Promise<void> {
@@ -489,7 +503,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   return {
     metrics,
     async start() {
-      await http?.listen();
+      await Promise.all([http?.listen(), metricsHttp?.listen()]);
       // Redis and Telegram at the same time; the command menus need not hold up the first update.
       await Promise.all([connection?.open().then(checkRedis), ledger.open(), bot.init()]);
       await importFromRedis();
@@ -520,6 +534,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
         username: bot.botInfo.username,
         mode,
         port: http?.port,
+        metricsPort: metricsHttp?.port,
         pid: process.pid,
         heapLimitMb,
       };
@@ -529,12 +544,13 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
       stopping ??= (async () => {
         const deadline = Date.now() + config.shutdownGraceMs;
         http?.stopTakingWork();
+        metricsHttp?.stopTakingWork();
         await drain(deadline);
         await client.close();
         clearTimeout(importRetry);
         await (connection ? connection.close() : redis.quit());
         await ledger.close();
-        await http?.close();
+        await Promise.all([http?.close(), metricsHttp?.close()]);
         logger.info({}, "bot stopped");
       })();
       return stopping;

@@ -93,6 +93,20 @@ const port = () =>
 const url = (what: string) =>
   z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
 
+/** An address others reach this bot at: https, plain http only on this machine. */
+const publicAddress = () =>
+  z.string().refine(
+    (address) => {
+      const parsed = URL.canParse(address) ? new URL(address) : undefined;
+      return (
+        parsed?.protocol === "https:" ||
+        (parsed?.protocol === "http:" &&
+          ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname))
+      );
+    },
+    { error: "must be an https:// URL (http:// only for localhost, 127.0.0.1 or ::1)" },
+  );
+
 const variables = z.object({
   BOT_TOKEN: required("the bot token from @BotFather").pipe(
     z.string().regex(/^\d+:\S+$/, { error: "does not look like a bot token (<id>:<secret>)" }),
@@ -160,16 +174,7 @@ const variables = z.object({
     unsetIfEmpty,
     z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).default("https://khalti.com"),
   ),
-  PUBLIC_URL: z.preprocess(
-    unsetIfEmpty,
-    z
-      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-      .refine(
-        (url) => url.startsWith("https://") || /^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url),
-        { error: "must be https:// (http:// only for 127.0.0.1 or localhost)" },
-      )
-      .optional(),
-  ),
+  PUBLIC_URL: z.preprocess(unsetIfEmpty, publicAddress().optional()),
   PAYMENT_WINDOW_SECONDS: wholeNumber(900, 1, 86_400, "seconds"),
   PAYMENT_CHECK_SECONDS: wholeNumber(10, 1, 3_600, "seconds"),
   TOPUP_USER_IDS: z.preprocess(
@@ -223,6 +228,7 @@ const variables = z.object({
       .transform((list) => [...new Set(list.split(",").map((day) => Number(day.trim())))])
       .default([3, 1]),
   ),
+  REMINDERS_PER_USER: wholeNumber(20, 1, 1_000, "reminders"),
   TELEGRAM_RETRY_ATTEMPTS: wholeNumber(3, 0, 20, "attempts"),
   TELEGRAM_POLL_TIMEOUT_SECONDS: wholeNumber(30, 0, 50, "seconds"),
   BROADCAST_RATE: wholeNumber(25, 1, 1_000, "messages per second"),
@@ -233,23 +239,30 @@ const variables = z.object({
   PROVIDER_ALERT_AFTER: wholeNumber(5, 1, 1_000, "failed calls"),
   PROVIDER_PROBE_SECONDS: wholeNumber(15, 1, 3_600, "seconds"),
   ALERT_REPEAT_MINUTES: wholeNumber(30, 1, 10_080, "minutes"),
-  WEBHOOK_URL: z.preprocess(
-    unsetIfEmpty,
-    z.url({ protocol: /^https?$/, error: "must be an https URL" }).optional(),
-  ),
+  WEBHOOK_URL: z.preprocess(unsetIfEmpty, publicAddress().optional()),
   WEBHOOK_SECRET: z.preprocess(
     unsetIfEmpty,
     z
       .string()
-      .regex(/^[A-Za-z0-9_-]{1,256}$/, {
-        error: "must be 1-256 characters of A-Z a-z 0-9 _ - (Telegram's rule)",
+      // Long enough not to be guessed; the characters Telegram allows.
+      .regex(/^[A-Za-z0-9_-]{32,256}$/, {
+        error: "must be 32-256 characters of A-Z a-z 0-9 _ - (Telegram's characters)",
       })
       .optional(),
   ),
-  HTTP_HOST: z.preprocess(unsetIfEmpty, z.string().optional()),
+  HTTP_HOST: z.preprocess(unsetIfEmpty, z.string().default("0.0.0.0")),
   HTTP_PORT: port(),
+  HTTP_HEADERS_TIMEOUT_MS: wholeNumber(10_000, 100, 120_000, "milliseconds"),
+  HTTP_REQUEST_TIMEOUT_MS: wholeNumber(30_000, 100, 600_000, "milliseconds"),
+  HTTP_MAX_CONNECTIONS: wholeNumber(1_000, 1, 100_000, "connections"),
   METRICS_PORT: port(),
-  METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().optional()),
+  METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().default("127.0.0.1")),
+  METRICS_TOKEN: z.preprocess(
+    unsetIfEmpty,
+    z.string().min(32, { error: "must be at least 32 characters" }).optional(),
+  ),
+  RETURN_PAGE_LIMIT: wholeNumber(30, 1, 100_000, "requests per minute"),
+  RETURN_PAGE_LOOKUP_MS: wholeNumber(5_000, 0, 600_000, "milliseconds"),
   SHUTDOWN_GRACE_SECONDS: wholeNumber(25, 1, 3_600, "seconds"),
   POLLING_LEASE_SECONDS: wholeNumber(10, 2, 300, "seconds"),
   POLLING_CONCURRENCY: wholeNumber(5_000, 1, 100_000, "updates"),
@@ -297,7 +310,7 @@ const environment = variables.superRefine((e, context) => {
         });
       }
     }
-    if (e.HTTP_PORT === undefined && e.METRICS_PORT === undefined && e.WEBHOOK_URL === undefined) {
+    if (e.HTTP_PORT === undefined && e.WEBHOOK_URL === undefined) {
       context.addIssue({
         code: "custom",
         path: ["HTTP_PORT"],
@@ -345,6 +358,29 @@ const environment = variables.superRefine((e, context) => {
         "required with PAYMENT_MODE=none: the Telegram user ids allowed to top up (the operator pays the provider for them), or * for everyone",
     });
   }
+  if (e.METRICS_PORT !== undefined && e.HTTP_PORT === undefined) {
+    // Before, METRICS_PORT was the public server's port: such a deployment would lose it.
+    context.addIssue({
+      code: "custom",
+      path: ["METRICS_PORT"],
+      message:
+        "now opens only the metrics listener (on METRICS_HOST, 127.0.0.1 unless set); set HTTP_PORT too for the webhook, health checks and return page (what METRICS_PORT used to open)",
+    });
+  }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.HTTP_PORT) {
+    context.addIssue({
+      code: "custom",
+      path: ["METRICS_PORT"],
+      message: "must differ from HTTP_PORT (for /metrics on the public port set METRICS_TOKEN)",
+    });
+  }
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    context.addIssue({
+      code: "custom",
+      path: ["HTTP_HEADERS_TIMEOUT_MS"],
+      message: "must not be longer than HTTP_REQUEST_TIMEOUT_MS",
+    });
+  }
   if (e.WEBHOOK_URL !== undefined && e.WEBHOOK_SECRET === undefined) {
     context.addIssue({
       code: "custom",
@@ -358,13 +394,34 @@ const environment = variables.superRefine((e, context) => {
 export const CONFIG_VARIABLES = Object.keys(variables.shape);
 
 /**
- * The one HTTP server (webhook, health, metrics). METRICS_PORT and METRICS_HOST are the older
- * names of HTTP_PORT and HTTP_HOST; webhook mode needs the server, on 8080 unless told.
+ * The public HTTP server (webhook, health, return page; metrics only with METRICS_TOKEN):
+ * webhook mode needs it, on 8080 unless told.
  */
 function httpServer(e: z.output<typeof environment>) {
-  const port = e.HTTP_PORT ?? e.METRICS_PORT ?? (e.WEBHOOK_URL ? 8080 : undefined);
-  const host = e.HTTP_HOST ?? e.METRICS_HOST ?? "0.0.0.0";
-  return port === undefined ? undefined : { port, host };
+  const port = e.HTTP_PORT ?? (e.WEBHOOK_URL ? 8080 : undefined);
+  return port === undefined
+    ? undefined
+    : {
+        port,
+        host: e.HTTP_HOST,
+        headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+        requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+        maxConnections: e.HTTP_MAX_CONNECTIONS,
+        metricsToken: e.METRICS_TOKEN,
+      };
+}
+
+/** Metrics on a listener of their own, off the public address by default. */
+function metricsServer(e: z.output<typeof environment>) {
+  return e.METRICS_PORT === undefined
+    ? undefined
+    : {
+        port: e.METRICS_PORT,
+        host: e.METRICS_HOST,
+        headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+        requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+        maxConnections: e.HTTP_MAX_CONNECTIONS,
+      };
 }
 
 /** The ledger's database: PostgreSQL when DATABASE_URL is set, else embedded in DATA_DIR. */
@@ -420,6 +477,7 @@ const schema = environment.transform((e) => ({
   },
   sessionIdleMs: e.SESSION_IDLE_SECONDS * 1000,
   reminderDaysBefore: e.REMINDER_DAYS_BEFORE,
+  remindersPerUser: e.REMINDERS_PER_USER,
   topup: {
     checkoutSafetyMarginMs: e.CHECKOUT_SAFETY_MARGIN_SECONDS * 1000,
     verifyWindowMs: e.TOPUP_VERIFY_WINDOW_SECONDS * 1000,
@@ -431,6 +489,11 @@ const schema = environment.transform((e) => ({
     pollTimeoutSeconds: e.TELEGRAM_POLL_TIMEOUT_SECONDS,
   },
   http: httpServer(e),
+  metricsHttp: metricsServer(e),
+  returnPage: {
+    perClientPerMinute: e.RETURN_PAGE_LIMIT,
+    lookupIntervalMs: e.RETURN_PAGE_LOOKUP_MS,
+  },
   webhook:
     e.WEBHOOK_URL && e.WEBHOOK_SECRET
       ? { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET }

@@ -57,6 +57,7 @@ payment-check-pending = Khalti is still processing your payment. We will top up 
 payment-check-ended = This payment link was cancelled or expired. Nothing was charged; send /topup to start again.
 payment-check-unknown = We could not reach Khalti just now. We keep checking and will message you here.
 payment-check-not-found = This payment is not known any more. Send /topup to start again.
+payment-check-not-yours = This payment is someone else’s: only the person who started it can check it.
 khalti-page-title = Top-up payment
 khalti-page-paid = ✅ Payment received. Go back to Telegram: your top-up is on its way there.
 khalti-page-pending = ⏳ Khalti is still processing your payment. Go back to Telegram: we will message you there as soon as it is confirmed.

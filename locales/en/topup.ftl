@@ -184,6 +184,7 @@ remind-button = 🔔 Remind me: { $name }
 remind-receipt-button = 🔔 Remind me before it ends
 reminder-set = 🔔 We will remind you on { $dates }.
 reminder-too-late = It ends too soon for a reminder.
+reminder-too-many = You can have at most { $count } reminders waiting. Cancel some with /reminders first.
 reminder-no-date = The provider gives no end date for it, so there is nothing to remind you of.
 reminder-text = 🔔 Your package <b>{ $bouquet }</b> ({ $connection }) ends on { $end }. Renew it now to stay connected.
 reminder-renew-button = 🔁 Renew { $bouquet }

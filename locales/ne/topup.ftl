@@ -176,6 +176,7 @@ remind-button = 🔔 सम्झाउनुहोस्: { $name }
 remind-receipt-button = 🔔 सकिनुअघि सम्झाउनुहोस्
 reminder-set = 🔔 हामी तपाईंलाई { $dates } मा सम्झाउनेछौं।
 reminder-too-late = सम्झाउन मिल्ने समय बाँकी छैन, यो चाँडै सकिन्छ।
+reminder-too-many = तपाईंले बढीमा { $count } वटा रिमाइन्डर राख्न सक्नुहुन्छ। पहिले /reminders बाट केही रद्द गर्नुहोस्।
 reminder-no-date = सेवा प्रदायकले यसको अन्तिम मिति दिँदैन, त्यसैले सम्झाउन सकिँदैन।
 reminder-text = 🔔 तपाईंको प्याकेज <b>{ $bouquet }</b> ({ $connection }) { $end } मा सकिन्छ। जडान कायम राख्न अहिले नवीकरण गर्नुहोस्।
 reminder-renew-button = 🔁 { $bouquet } नवीकरण

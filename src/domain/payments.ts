@@ -334,7 +334,17 @@ export class PaymentService {
    * check). Only its own answer counts: a paid one is recorded like any confirmation.
    */
   async checkNow(purchaseId: string): Promise<CheckOutcome> {
+    return this.checkPurchase(await this.book.get(purchaseId).catch(() => null));
+  }
+
+  /** "I have paid": only the buyer's press asks the payment system. */
+  async checkForBuyer(purchaseId: string, user: number): Promise<CheckOutcome | "not-yours"> {
     const purchase = await this.book.get(purchaseId).catch(() => null);
+    if (purchase && purchase.buyer !== user) return "not-yours";
+    return this.checkPurchase(purchase);
+  }
+
+  private async checkPurchase(purchase: Purchase | null): Promise<CheckOutcome> {
     if (!purchase?.payment) return "not-found";
     if (purchase.phase === "unpaid") return "ended";
     if (purchase.phase !== "awaiting-payment") return "paid";

@@ -14,11 +14,17 @@ export interface Reminder {
   bouquet: { code: string; name: string };
   /** The subscription's end as it was when the user asked. */
   end: number;
+  /** Days before the end it fires: a user has one reminder per subscription and offset. */
+  daysBefore: number;
   fireAt: number;
 }
 
 export interface ReminderStore {
-  add(reminders: Reminder[]): Promise<void>;
+  /**
+   * Adds them all, each in place of the user's reminder of the same connection, bouquet and
+   * offset; none (false) when the user would then have more than `perUser` reminders.
+   */
+  add(reminders: Reminder[], perUser: number): Promise<boolean>;
   /** Due reminders, each handed to one caller only (whichever instance takes it). */
   takeDue(now: number, limit: number): Promise<Reminder[]>;
   nextDue(): Promise<number | null>;

@@ -11,6 +11,8 @@ import { type Stack, startStack } from "../support/stack.js";
 import { until } from "../support/wait.js";
 
 const SECRET = "khalti-e2e-secret";
+/** The return page looks a payment up at most once this long. */
+const LOOKUP_INTERVAL_MS = 1_000;
 const ADMIN = 9301;
 let stack: Stack;
 let khalti: KhaltiSandbox;
@@ -30,6 +32,9 @@ beforeAll(async () => {
     HTTP_HOST: "127.0.0.1",
     PAYMENT_CHECK_SECONDS: "1",
     ADMIN_USER_IDS: String(ADMIN),
+    RETURN_PAGE_LOOKUP_MS: String(LOOKUP_INTERVAL_MS),
+    // Every test's page hits come from 127.0.0.1: the per-client limit is the unit test's.
+    RETURN_PAGE_LIMIT: "100000",
   });
 });
 afterEach(() => {
@@ -115,10 +120,56 @@ describe("paying with Khalti", () => {
     expect(topups()).toBe(0);
     const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
     khalti.pay(pidx);
+    // Past the return page's interval: the next hit looks it up again.
+    await new Promise((resolve) => setTimeout(resolve, LOOKUP_INTERVAL_MS));
     const paid = await fetch(`${base}/pay/khalti/return?pidx=${pidx}`);
     expect(await paid.text()).toContain("Payment received");
     await receipt;
     expect(topups()).toBe(1);
+  });
+
+  it("200 hits on the return page: a handful of lookups at Khalti, each answer with its headers", async () => {
+    const { pidx } = await withLink();
+    const before = khalti.calls.lookups(pidx);
+    const started = Date.now();
+    const answers: Response[] = [];
+    for (let batch = 0; batch < 10; batch++) {
+      const hits = Array.from({ length: 20 }, () =>
+        fetch(`${base}/pay/khalti/return?pidx=${pidx}`),
+      );
+      answers.push(...(await Promise.all(hits)));
+    }
+    const seconds = (Date.now() - started) / 1000;
+    // One per interval from the page, one a second from the periodic check (PAYMENT_CHECK_SECONDS).
+    expect(khalti.calls.lookups(pidx) - before).toBeLessThanOrEqual(2 + 2 * Math.ceil(seconds));
+    expect(khalti.calls.lookups(pidx) - before).toBeLessThan(20);
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(await answer.text()).toContain("has not confirmed a payment");
+      expect(answer.headers.get("cache-control")).toBe("no-store");
+      expect(answer.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(answer.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it('"I have paid" pressed by someone else than the buyer looks nothing up', async () => {
+    const { user, link, pidx } = await withLink();
+    const check = link.reply_markup?.inline_keyboard
+      .flat()
+      .find((button) => button.text === "✅ I have paid");
+    const data = check && "callback_data" in check ? check.callback_data : "";
+    const other = stack.emulator.user({ id: ++nextUser, first_name: "Ot", language_code: "en" });
+    const own = await expectReply(other, () => other.sendText("/start"), /./);
+    const before = khalti.calls.lookups(pidx);
+    const answer = other.waitForCallbackAnswer();
+    other.pressData(data ?? "", own.message_id);
+    expect((await answer).text).toContain("someone else’s");
+    // Its own press is answered from a lookup; the other's made none (the periodic check aside).
+    const mine = user.waitForCallbackAnswer();
+    user.press("✅ I have paid", { messageId: link.message_id });
+    expect((await mine).text).toContain("no payment for this yet");
+    expect(khalti.calls.lookups(pidx) - before).toBeLessThanOrEqual(2);
   });
 
   it('"I have paid" looks it up now', async () => {

@@ -68,12 +68,15 @@ describe("PostgreSQL failing under a running bot", () => {
   let stack: ProcessStack;
   let bot: BotProcess;
   let port: number;
+  let metricsPort: number;
   beforeAll(async () => {
     postgres = await startOwnPostgres();
     stack = await startProcessStack("ledger_pg_down", { postgresUrl: postgres.url });
     port = await freePort();
+    metricsPort = await freePort();
     bot = stack.startBot({
       HTTP_PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       LOG_LEVEL: "info",
       TOPUP_LOCK_SECONDS: "2",
       RECONCILE_INTERVAL_SECONDS: "1",
@@ -88,7 +91,7 @@ describe("PostgreSQL failing under a running bot", () => {
 
   const readyz = () => httpStatus(`http://127.0.0.1:${port}/readyz`);
   const databaseUp = async () => {
-    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     return /^bot_database_up (\d)/m.exec(metrics)?.[1];
   };
 

@@ -109,12 +109,35 @@ describe("reminders in one process", () => {
       user.press("🔔 Remind me before it ends");
       // The renewed end is a month away: both default offsets (3 and 1 days) are to come.
       expect((await answer).text).toMatch(/^🔔 We will remind you on .+, .+\.$/);
+      // A second tap on the same button adds none: one reminder per offset.
+      const again = user.waitForCallbackAnswer();
+      user.press("🔔 Remind me before it ends");
+      expect((await again).text).toMatch(/^🔔 We will remind you on .+, .+\.$/);
       const list = await expectReply(user, () => user.sendText("/reminders"), "Your reminders:");
       expect(list.text?.split("\n").filter((line) => line.startsWith("• Gold"))).toHaveLength(2);
       const one = buttonsOf(user, list).find((label) => label.startsWith("✖ Gold")) as string;
       const fewer = await expectReply(user, () => user.press(one), "Your reminders:");
       expect(fewer.text?.split("\n").filter((line) => line.startsWith("• Gold"))).toHaveLength(1);
       await expectReply(user, () => user.press("✖ Cancel all"), "You have no reminders");
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it("adds none beyond REMINDERS_PER_USER, and says so", async () => {
+    const own = await startStack("reminders-cap", { REMINDERS_PER_USER: "1" });
+    try {
+      const user = own.emulator.user({ id: 77_004, first_name: "Cp", language_code: "en" });
+      await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+      await expectReply(user, () => user.press(/Renew/), "Please confirm");
+      await expectReply(user, () => user.press(/Confirm/), "Top-up successful");
+      const answer = user.waitForCallbackAnswer();
+      // Two offsets (3 and 1 days) would be two reminders: over the cap of one.
+      user.press("🔔 Remind me before it ends");
+      expect((await answer).text).toBe(
+        "You can have at most 1 reminders waiting. Cancel some with /reminders first.",
+      );
+      await expectReply(user, () => user.sendText("/reminders"), "You have no reminders");
     } finally {
       await own.stop();
     }

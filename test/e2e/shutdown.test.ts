@@ -127,15 +127,19 @@ describe("readiness follows Redis", () => {
   });
 
   it("is 503 while the test's own Redis is stopped, 200 again when it is back", async () => {
-    const port = await freePort();
-    stack.startBot({ HTTP_PORT: String(port), HTTP_HOST: "127.0.0.1" });
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    stack.startBot({
+      HTTP_PORT: String(port),
+      HTTP_HOST: "127.0.0.1",
+      METRICS_PORT: String(metricsPort),
+    });
     await until(async () => (await status(port, "/readyz")) === 200, 20_000);
     await redis.kill();
     await until(async () => (await status(port, "/readyz")) === 503, 5_000);
     expect(await status(port, "/healthz")).toBe(200);
     await redis.start();
     await until(async () => (await status(port, "/readyz")) === 200, 10_000);
-    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).toMatch(/bot_redis_errors_total [1-9]/);
     expect(metrics).toContain("bot_redis_up 1");
   }, 40_000);

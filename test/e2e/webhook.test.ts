@@ -36,6 +36,21 @@ describe("webhook mode, one replica", () => {
     expect(stack.emulator.webhookInfo().url).toBe(`${replica.base}${WEBHOOK_PATH}`);
   });
 
+  it("will not start with a short secret or a plain-http URL, and says which variable", async () => {
+    const short = stack.startBot({
+      WEBHOOK_URL: "http://bot.example.com/hook",
+      WEBHOOK_SECRET: "short_secret",
+    });
+    let said = "";
+    short.child.stderr?.on("data", (chunk) => (said += String(chunk)));
+    short.child.stdout?.on("data", (chunk) => (said += String(chunk)));
+    expect(await short.exited).toBe(1);
+    expect(said).toMatch(/WEBHOOK_SECRET: must be 32-256 characters/);
+    expect(said).toMatch(/WEBHOOK_URL: must be an https:\/\/ URL/);
+    expect(said).not.toContain("short_secret");
+    expect(said).not.toContain("bot.example.com");
+  });
+
   it("refuses a POST without the secret or with a wrong one (401), and does not handle it", async () => {
     const update = (id: number) =>
       JSON.stringify({
@@ -53,7 +68,9 @@ describe("webhook mode, one replica", () => {
     const wrong = { "x-telegram-bot-api-secret-token": "not-the-secret" };
     expect(await status(url, { method: "POST", body: update(2), headers: wrong })).toBe(401);
     expect(await status(`${replica.base}/healthz`)).toBe(200);
-    const metrics = await (await fetch(`${replica.base}/metrics`)).text();
+    // Metrics are on their own listener, never on the public port.
+    expect(await status(`${replica.base}/metrics`)).toBe(404);
+    const metrics = await (await fetch(`${replica.metricsBase}/metrics`)).text();
     expect(metrics).toContain('bot_webhook_rejections_total{reason="secret"} 2');
     await sleep(300);
     expect(stack.emulator.messages(6500)).toHaveLength(0);

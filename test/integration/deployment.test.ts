@@ -379,13 +379,13 @@ describe.skipIf(!compose)("compose.yaml (validated by Compose)", () => {
     const result = await config({
       ...required,
       WEBHOOK_URL: "https://bot.example.com/telegram/webhook",
-      WEBHOOK_SECRET: "s3cret_value",
+      WEBHOOK_SECRET: "s3cret_value_of_at_least_32_chars",
       PROVIDER_BASE_URL: "https://provider.example",
     });
     expect(result.code, result.stderr).toBe(0);
     const bot = serviceBlock(result.stdout, "bot") ?? "";
     expect(bot).toContain("WEBHOOK_URL: https://bot.example.com/telegram/webhook");
-    expect(bot).toContain("WEBHOOK_SECRET: s3cret_value");
+    expect(bot).toContain("WEBHOOK_SECRET: s3cret_value_of_at_least_32_chars");
     expect(bot).toContain("PROVIDER_BASE_URL: https://provider.example");
   });
 });

@@ -9,5 +9,6 @@ export const aReminder = (id: string, user: number, fireAt: number): Reminder =>
   connection: { service: "tv", id: "8000000011" },
   bouquet: { code: "TV-GOLD-M", name: "Gold (MONTHLY)" },
   end: fireAt + 86_400_000,
+  daysBefore: 1,
   fireAt,
 });

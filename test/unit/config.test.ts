@@ -38,37 +38,113 @@ describe("loadConfig", () => {
     expect(config.currency).toBeUndefined();
   });
 
-  it("webhook mode: the secret is required and follows Telegram's rule; the server on 8080", () => {
+  it("webhook mode: the secret is required and long, in Telegram's characters; the server on 8080", () => {
     const url = "https://bot.example/telegram/webhook";
+    const secret = "Ab_9-z".repeat(6);
     expect(problemsOf({ ...valid, WEBHOOK_URL: url })).toEqual([
       expect.stringMatching(/^WEBHOOK_SECRET: required with WEBHOOK_URL/),
     ]);
-    expect(problemsOf({ ...valid, WEBHOOK_URL: url, WEBHOOK_SECRET: "has space" })[0]).toMatch(
-      /^WEBHOOK_SECRET: must be 1-256 characters/,
-    );
+    for (const refused of [
+      "has space".repeat(4),
+      "x".repeat(257),
+      "short_Secret-1",
+      "x".repeat(31),
+    ]) {
+      const problems = problemsOf({ ...valid, WEBHOOK_URL: url, WEBHOOK_SECRET: refused });
+      expect(problems).toEqual([
+        "WEBHOOK_SECRET: must be 32-256 characters of A-Z a-z 0-9 _ - (Telegram's characters)",
+      ]);
+    }
     expect(
-      problemsOf({ ...valid, WEBHOOK_URL: url, WEBHOOK_SECRET: "x".repeat(257) }),
-    ).toHaveLength(1);
-    const config = loadConfig({ ...valid, WEBHOOK_URL: url, WEBHOOK_SECRET: "Ab_9-z" });
-    expect(config.webhook).toEqual({ url, secret: "Ab_9-z" });
-    expect(config.http).toEqual({ port: 8080, host: "0.0.0.0" });
+      loadConfig({ ...valid, WEBHOOK_URL: url, WEBHOOK_SECRET: "x".repeat(32) }).webhook,
+    ).toBeDefined();
+    const config = loadConfig({ ...valid, WEBHOOK_URL: url, WEBHOOK_SECRET: secret });
+    expect(config.webhook).toEqual({ url, secret });
+    expect(config.http).toEqual({
+      port: 8080,
+      host: "0.0.0.0",
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      maxConnections: 1_000,
+      metricsToken: undefined,
+    });
+    expect(config.metricsHttp).toBeUndefined();
     expect(config.shutdownGraceMs).toBe(25_000);
   });
 
-  it("polling mode: the HTTP server only when a port is given (METRICS_PORT is its older name)", () => {
+  it("WEBHOOK_URL and PUBLIC_URL: https, plain http only on this machine; never echoed", () => {
+    const secret = "x".repeat(32);
+    const khalti = { ...valid, PAYMENT_MODE: "khalti", KHALTI_SECRET_KEY: "K", HTTP_PORT: "8080" };
+    for (const address of ["http://bot.example.com/hook", "http://10.0.0.1/hook", "ftp://x/y"]) {
+      const webhook = problemsOf({ ...valid, WEBHOOK_URL: address, WEBHOOK_SECRET: secret });
+      expect(webhook).toEqual([expect.stringMatching(/^WEBHOOK_URL: must be an https:\/\//)]);
+      const page = problemsOf({ ...khalti, PUBLIC_URL: address });
+      expect(page).toEqual([expect.stringMatching(/^PUBLIC_URL: must be an https:\/\//)]);
+      expect([...webhook, ...page].join()).not.toContain(address.slice(0, 12));
+    }
+    for (const address of ["http://localhost:8080/h", "http://127.0.0.1/h", "http://[::1]:80/h"]) {
+      expect(
+        loadConfig({ ...valid, WEBHOOK_URL: address, WEBHOOK_SECRET: secret }).webhook?.url,
+      ).toBe(address);
+      expect(loadConfig({ ...khalti, PUBLIC_URL: address }).payment).toBeDefined();
+    }
+  });
+
+  it("HTTP limits: configurable, the headers' no longer than the request's", () => {
+    const config = loadConfig({
+      ...valid,
+      HTTP_PORT: "9000",
+      HTTP_HEADERS_TIMEOUT_MS: "500",
+      HTTP_REQUEST_TIMEOUT_MS: "900",
+      HTTP_MAX_CONNECTIONS: "7",
+    });
+    expect(config.http).toMatchObject({
+      headersTimeoutMs: 500,
+      requestTimeoutMs: 900,
+      maxConnections: 7,
+    });
+    expect(
+      problemsOf({ ...valid, HTTP_HEADERS_TIMEOUT_MS: "40000", HTTP_REQUEST_TIMEOUT_MS: "30000" }),
+    ).toEqual(["HTTP_HEADERS_TIMEOUT_MS: must not be longer than HTTP_REQUEST_TIMEOUT_MS"]);
+  });
+
+  it("polling mode: the HTTP server only when a port is given; metrics on a listener of their own", () => {
     expect(loadConfig(valid).http).toBeUndefined();
     expect(loadConfig(valid).webhook).toBeUndefined();
-    expect(loadConfig({ ...valid, HTTP_PORT: "9000" }).http).toEqual({
+    expect(loadConfig({ ...valid, HTTP_PORT: "9000" }).http).toMatchObject({
       port: 9000,
       host: "0.0.0.0",
     });
-    expect(loadConfig({ ...valid, METRICS_PORT: "9100", METRICS_HOST: "127.0.0.1" }).http).toEqual({
-      port: 9100,
-      host: "127.0.0.1",
-    });
+    const both = loadConfig({ ...valid, HTTP_PORT: "9000", HTTP_HOST: "::", METRICS_PORT: "9100" });
+    expect(both.http).toMatchObject({ port: 9000, host: "::", metricsToken: undefined });
+    expect(both.metricsHttp).toMatchObject({ port: 9100, host: "127.0.0.1" });
     expect(
-      loadConfig({ ...valid, HTTP_PORT: "9000", HTTP_HOST: "::", METRICS_PORT: "9100" }).http,
-    ).toEqual({ port: 9000, host: "::" });
+      loadConfig({ ...valid, HTTP_PORT: "9000", METRICS_PORT: "9100", METRICS_HOST: "10.0.0.5" })
+        .metricsHttp,
+    ).toMatchObject({ port: 9100, host: "10.0.0.5" });
+    // METRICS_PORT alone used to open the public server: such a deployment is told, not broken.
+    expect(problemsOf({ ...valid, METRICS_PORT: "9100", METRICS_HOST: "0.0.0.0" })).toEqual([
+      expect.stringMatching(/^METRICS_PORT: now opens only the metrics listener.*set HTTP_PORT/),
+    ]);
+    expect(problemsOf({ ...valid, HTTP_PORT: "9100", METRICS_PORT: "9100" })).toEqual([
+      expect.stringMatching(/^METRICS_PORT: must differ from HTTP_PORT/),
+    ]);
+    const token = "m".repeat(40);
+    expect(
+      loadConfig({ ...valid, HTTP_PORT: "9000", METRICS_TOKEN: token }).http?.metricsToken,
+    ).toBe(token);
+    const short = problemsOf({ ...valid, HTTP_PORT: "9000", METRICS_TOKEN: "tiny-token" });
+    expect(short).toEqual(["METRICS_TOKEN: must be at least 32 characters"]);
+  });
+
+  it("reminders: a cap per user; the return page's limits", () => {
+    const config = loadConfig(valid);
+    expect(config.remindersPerUser).toBe(20);
+    expect(config.returnPage).toEqual({ perClientPerMinute: 30, lookupIntervalMs: 5_000 });
+    expect(loadConfig({ ...valid, REMINDERS_PER_USER: "3" }).remindersPerUser).toBe(3);
+    expect(problemsOf({ ...valid, REMINDERS_PER_USER: "0" })).toEqual([
+      "REMINDERS_PER_USER: must be at least 1 reminders",
+    ]);
   });
 
   it("Sentinel: a list of host:port and the master's name", () => {
@@ -135,7 +211,7 @@ describe("loadConfig", () => {
     expect(
       problemsOf({ ...khalti, CURRENCY: "USD", PUBLIC_URL: "http://bot.example.com" }),
     ).toEqual([
-      "PUBLIC_URL: must be https:// (http:// only for 127.0.0.1 or localhost)",
+      "PUBLIC_URL: must be an https:// URL (http:// only for localhost, 127.0.0.1 or ::1)",
       "CURRENCY: USD: Khalti takes NPR only",
     ]);
     expect(loadConfig(khalti).payment).toMatchObject({

@@ -20,7 +20,7 @@ const reminder = (id: string, user: number): Reminder => ({
 function fakeStore(due: Reminder[]) {
   const calls = { cancelAll: [] as number[], kept: [] as string[] };
   const store: ReminderStore = {
-    add: async () => undefined,
+    add: async () => true,
     takeDue: async () => due.splice(0),
     nextDue: async () => null,
     ofUser: async () => [],

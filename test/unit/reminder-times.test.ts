@@ -8,12 +8,12 @@ describe("reminder times", () => {
     const end = Date.parse("2026-11-02T17:00:00Z"); // 12:00 in New York (EST)
     const now = Date.parse("2026-10-20T00:00:00Z");
     expect(reminderTimes(end, [1, 3], "America/New_York", now)).toEqual([
-      Date.parse("2026-10-30T16:00:00Z"), // 12:00 EDT
-      Date.parse("2026-11-01T17:00:00Z"),
+      { daysBefore: 3, fireAt: Date.parse("2026-10-30T16:00:00Z") }, // 12:00 EDT
+      { daysBefore: 1, fireAt: Date.parse("2026-11-01T17:00:00Z") },
     ]);
     expect(
       reminderTimes(end, [1, 3], "America/New_York", Date.parse("2026-10-31T00:00:00Z")),
-    ).toEqual([Date.parse("2026-11-01T17:00:00Z")]);
+    ).toEqual([{ daysBefore: 1, fireAt: Date.parse("2026-11-01T17:00:00Z") }]);
     expect(reminderTimes(end, [1], "Asia/Kathmandu", end)).toEqual([]);
   });
 });

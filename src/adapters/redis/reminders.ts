@@ -22,6 +22,43 @@ for _, id in ipairs(ids) do
 end
 return taken`;
 
+// KEYS: due set, the user's set. ARGV: record key prefix, cap, then per reminder: id, fire
+// time, record, expiry (unix seconds). One reminder per connection, bouquet and offset: a new one
+// takes its place; the cap counts the user's reminders after that.
+const ADD = `
+local function slot(raw)
+  local r = cjson.decode(raw)
+  return r.connection.service .. "/" .. r.connection.id .. "/" .. r.bouquet.code .. "/" .. tostring(r.daysBefore)
+end
+local held = {}
+local count = 0
+for _, id in ipairs(redis.call("ZRANGE", KEYS[2], 0, -1)) do
+  local raw = redis.call("GET", ARGV[1] .. id)
+  if raw then
+    held[slot(raw)] = id
+    count = count + 1
+  else
+    redis.call("ZREM", KEYS[2], id)
+  end
+end
+local replaced = {}
+for i = 3, #ARGV, 4 do
+  local old = held[slot(ARGV[i + 2])]
+  if old then table.insert(replaced, old) else count = count + 1 end
+end
+if count > tonumber(ARGV[2]) then return 0 end
+for _, id in ipairs(replaced) do
+  redis.call("ZREM", KEYS[1], id)
+  redis.call("ZREM", KEYS[2], id)
+  redis.call("DEL", ARGV[1] .. id)
+end
+for i = 3, #ARGV, 4 do
+  redis.call("SET", ARGV[1] .. ARGV[i], ARGV[i + 2], "EXAT", ARGV[i + 3])
+  redis.call("ZADD", KEYS[1], ARGV[i + 1], ARGV[i])
+  redis.call("ZADD", KEYS[2], ARGV[i + 1], ARGV[i])
+end
+return 1`;
+
 /** Reminders in Redis: a record each, a sorted set by due time, and one per user. */
 export class RedisReminders implements ReminderStore {
   constructor(
@@ -29,16 +66,25 @@ export class RedisReminders implements ReminderStore {
     private readonly keys: RedisKeys,
   ) {}
 
-  async add(reminders: Reminder[]): Promise<void> {
-    const multi = this.redis.multi();
-    for (const reminder of reminders) {
-      const expiresAt = Math.ceil(reminder.fireAt / 1000) + SENT_KEPT_SECONDS;
-      multi
-        .set(this.keys.reminder(reminder.id), JSON.stringify(reminder), "EXAT", expiresAt)
-        .zadd(this.keys.remindersDue, reminder.fireAt, reminder.id)
-        .zadd(this.keys.remindersOfUser(reminder.user), reminder.fireAt, reminder.id);
-    }
-    await multi.exec();
+  async add(reminders: Reminder[], perUser: number): Promise<boolean> {
+    const [first] = reminders;
+    if (!first) return true;
+    const each = reminders.flatMap((reminder) => [
+      reminder.id,
+      reminder.fireAt,
+      JSON.stringify(reminder),
+      Math.ceil(reminder.fireAt / 1000) + SENT_KEPT_SECONDS,
+    ]);
+    const added = await this.redis.eval(
+      ADD,
+      2,
+      this.keys.remindersDue,
+      this.keys.remindersOfUser(first.user),
+      this.keys.reminder(""),
+      perUser,
+      ...each,
+    );
+    return added === 1;
   }
 
   async takeDue(now: number, limit: number): Promise<Reminder[]> {

@@ -26,7 +26,7 @@ export function createPayments(
     const button = invoiceButtons.decode(ctx.callbackQuery.data);
     if (button?.kind === "check") {
       // "I have paid": the payment system is asked now; the chat goes on by itself if paid.
-      const outcome = await payments.checkNow(button.purchaseId);
+      const outcome = await payments.checkForBuyer(button.purchaseId, ctx.from.id);
       await ctx.answerCallbackQuery({ text: ctx.t(`payment-check-${outcome}`), show_alert: true });
       return;
     }

@@ -1,7 +1,9 @@
 // Khalti's return_url: where the buyer's browser lands after paying or cancelling. Its query
 // string is never believed: a pidx the ledger does not know gets a plain 404 and Khalti is not
 // asked; a known one is looked up with Khalti, and the page (in the buyer's language) says what
-// the lookup found, with a link back to the bot. The chat goes on by itself.
+// the lookup found, with a link back to the bot. The chat goes on by itself. However often the
+// page is opened, a payment is looked up at most once an interval: the hits in between are told
+// what the last lookup found.
 import type { PaymentLedger } from "../../../domain/payment.js";
 import type { CheckOutcome, PaymentService } from "../../../domain/payments.js";
 import { escapeHtml } from "../../shared/html.js";
@@ -28,14 +30,27 @@ export function khaltiReturnPage(
   payments: PaymentService,
   i18n: Translator,
   botUsername: () => string,
+  lookupIntervalMs: number,
+  now: () => number = Date.now,
 ): ReturnPage {
+  const recent = new Map<string, { at: number; outcome: Promise<CheckOutcome> }>();
+  /** The lookup under way or done within the interval, else a new one. */
+  function checked(purchaseId: string): Promise<CheckOutcome> {
+    const at = now();
+    for (const [id, lookup] of recent) if (at - lookup.at >= lookupIntervalMs) recent.delete(id);
+    const last = recent.get(purchaseId);
+    if (last) return last.outcome;
+    const outcome = payments.checkNow(purchaseId);
+    recent.set(purchaseId, { at, outcome });
+    return outcome;
+  }
   return {
     path,
     async render(query) {
       const pidx = query.get("pidx") ?? "";
       const purchase = pidx ? await ledger.byOffer("khalti", pidx).catch(() => null) : null;
       if (!purchase) return { status: 404, html: page("en", "Not found", "") };
-      const outcome = await payments.checkNow(purchase.id);
+      const outcome = await checked(purchase.id);
       const t = (key: string) => i18n.t(purchase.language, key);
       const link = `https://t.me/${encodeURIComponent(botUsername())}`;
       const body = `<p>${t(SAID[outcome])}</p><p><a href="${escapeHtml(link)}">${t("khalti-page-back")}</a></p>`;

@@ -116,7 +116,10 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     const base = { ...what, user, language: locale };
     const reminders = remindersFor(base, deps.config.reminderDaysBefore, zone, deps.now());
     if (reminders.length === 0) return t("reminder-too-late");
-    await deps.reminders.add(reminders);
+    const perUser = deps.config.remindersPerUser;
+    if (!(await deps.reminders.add(reminders, perUser))) {
+      return t("reminder-too-many", { count: perUser });
+    }
     deps.wakeReminders();
     const fmt = deps.formatter(locale);
     return t("reminder-set", { dates: reminders.map((r) => fmt.moment(r.fireAt)).join(", ") });

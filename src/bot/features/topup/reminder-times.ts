@@ -7,21 +7,21 @@ import { newFlowId } from "../../shared/flow.js";
 export function reminderTimes(end: number, daysBefore: number[], zone: string, now: number) {
   const at = DateTime.fromMillis(end, { zone });
   return daysBefore
-    .map((days) => at.minus({ days }).toMillis())
-    .filter((fireAt) => fireAt > now)
-    .sort((a, b) => a - b);
+    .map((days) => ({ daysBefore: days, fireAt: at.minus({ days }).toMillis() }))
+    .filter(({ fireAt }) => fireAt > now)
+    .sort((a, b) => a.fireAt - b.fireAt);
 }
 
 /** The reminders for one subscription of one user; none when every time is past. */
 export function remindersFor(
-  base: Omit<Reminder, "id" | "fireAt">,
+  base: Omit<Reminder, "id" | "fireAt" | "daysBefore">,
   daysBefore: number[],
   zone: string,
   now: number,
 ): Reminder[] {
-  return reminderTimes(base.end, daysBefore, zone, now).map((fireAt) => ({
+  return reminderTimes(base.end, daysBefore, zone, now).map((time) => ({
     ...base,
+    ...time,
     id: newFlowId(),
-    fireAt,
   }));
 }
