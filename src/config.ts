@@ -445,8 +445,29 @@ const ledgerVariables = variables.pick({
   LOG_LEVEL: true,
 });
 
+/** The variables whose values are secrets: scrubbed from every log line. */
+const SECRET_VARIABLES = [
+  "BOT_TOKEN",
+  "PROVIDER_TOKEN",
+  "PAYMENT_PROVIDER_TOKEN",
+  "KHALTI_SECRET_KEY",
+  "WEBHOOK_SECRET",
+] as const;
+
+/** The secrets set in these variables, by name. */
+export function secretsOf(
+  env: {
+    [name in (typeof SECRET_VARIABLES)[number]]?: string;
+  },
+): Record<string, string> {
+  return Object.fromEntries(
+    SECRET_VARIABLES.flatMap((name) => (env[name] ? [[name, env[name]]] : [])),
+  );
+}
+
 const schema = environment.transform((e) => ({
   botToken: e.BOT_TOKEN,
+  secrets: Object.values(secretsOf(e)),
   telegramApiRoot: e.TELEGRAM_API_ROOT.replace(/\/+$/, ""),
   provider: {
     baseUrl: e.PROVIDER_BASE_URL.replace(/\/+$/, ""),

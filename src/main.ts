@@ -14,7 +14,7 @@ function loadConfigOrExit() {
 }
 
 const config = loadConfigOrExit();
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, { secrets: config.secrets });
 const app = createApp(config, logger);
 
 // SIGTERM (docker stop, Kubernetes, systemd) or SIGINT (Ctrl-C) drains the bot. npm and tsx

@@ -1,40 +1,34 @@
-import { GrammyError } from "grammy";
 import { pino } from "pino";
+import { outlineError, outlineErrorFields } from "./logging/errors.js";
+import { secretScrubber } from "./logging/secrets.js";
 
 export type Logger = pino.Logger;
 
-/**
- * A Telegram error carries the request it failed on (message texts, names): only its outline
- * is logged. Every other error is logged whole.
- */
-function errorSerializer(error: unknown): unknown {
-  if (error instanceof GrammyError) {
-    return {
-      type: "GrammyError",
-      method: error.method,
-      errorCode: error.error_code,
-      description: error.description,
-    };
-  }
-  return error instanceof Error ? pino.stdSerializers.err(error) : error;
+export interface LoggerOptions {
+  /** Values never written: the bot token, the provider's and the payment systems' keys. */
+  secrets?: readonly string[];
+  destination?: pino.DestinationStream;
 }
 
 /**
- * The process logger. Secrets are redacted by key as a second line of defence; the first is
- * that no code logs tokens, message texts, phone numbers or customer names at all. Errors go
- * under `err`.
+ * The process logger. Errors are outlined by an allow-list (logging/errors.ts) and every line
+ * is scrubbed of the secrets as it is written; keys named like secrets are redacted too. The
+ * first line of defence stays that no code logs tokens, message texts, phone numbers or
+ * names at all. Errors go under `err`.
  */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+export function createLogger(level: string, options: LoggerOptions = {}): Logger {
   return pino(
     {
       level,
       base: undefined,
-      serializers: { err: errorSerializer },
+      serializers: { err: (error: unknown) => outlineError(error) },
+      formatters: { log: outlineErrorFields },
+      hooks: { streamWrite: secretScrubber(options.secrets ?? []) },
       redact: {
         paths: ["token", "*.token", "botToken", "*.botToken", "authorization", "*.authorization"],
         censor: "[redacted]",
       },
     },
-    destination,
+    options.destination,
   );
 }

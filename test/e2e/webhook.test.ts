@@ -7,6 +7,7 @@ import { type ProcessStack, startProcessStack } from "../support/bot-process.js"
 import { expectReply } from "../support/chat.js";
 import { type Dispatcher, startDispatcher, WEBHOOK_PATH } from "../support/dispatcher.js";
 import { type Replica, SECRET, startReplica } from "../support/replica.js";
+import { BOT_TOKEN } from "../support/stack.js";
 import { httpStatus as status, until } from "../support/wait.js";
 
 const fastWebhook = { webhook: { timeoutMs: 5_000, retryDelayMs: 200, maxAttempts: 20 } };
@@ -84,6 +85,35 @@ describe("webhook mode, one replica", () => {
     expect(stack.sandbox.topups).toHaveLength(1);
     const failed = stack.emulator.webhookDeliveries().filter((d) => d.status !== 200);
     expect(failed).toHaveLength(0);
+  });
+
+  it("answers an update that fails with an apology and logs it once, without the user's data", async () => {
+    const user = stack.emulator.user({
+      id: 6502,
+      first_name: "Ramesh",
+      last_name: "Thapa",
+      username: "ramesh_t",
+      phone_number: "+977 9841000001",
+      language_code: "en",
+    });
+    await expectReply(user, () => user.sendText("/topup"), "Whose package");
+    // The answer to the shared contact (a customer's phone and name) fails at Telegram.
+    stack.emulator.failNext("sendMessage", { error_code: 400, description: "Bad Request: test" });
+    await expectReply(user, () => user.sendContact(), "Sorry, something went wrong");
+    const failures = replica.bot.logs().filter((line) => line.userId === 6502);
+    expect(failures).toEqual([
+      expect.objectContaining({
+        msg: "update failed",
+        err: expect.objectContaining({ type: "GrammyError", method: "sendMessage" }),
+      }),
+    ]);
+    expect(replica.bot.logs().filter((line) => line.msg === "webhook update failed")).toEqual([]);
+    const said = JSON.stringify(replica.bot.logs());
+    for (const personal of ["9841000001", "Ramesh", "Thapa", "ramesh_t", "Ram T", BOT_TOKEN]) {
+      expect(said).not.toContain(personal);
+    }
+    const delivered = stack.emulator.webhookDeliveries().at(-1);
+    expect(delivered?.status).toBe(200);
   });
 });
 

@@ -8,6 +8,7 @@ import {
   type TelegramEmulator,
   type TelegramEmulatorOptions,
 } from "../../tools/telegram-emulator/index.js";
+import { logRecorder } from "./log-record.js";
 import { createDatabase, testDatabase } from "./postgres.js";
 import { TEST_REDIS_URL, testRedis } from "./redis.js";
 import { BOT_TOKEN, PROVIDER_TOKEN } from "./stack.js";
@@ -98,24 +99,30 @@ export async function startProcessStack(
         : process.env.TEST_BOT_BUNDLE
           ? [process.execPath, ["dist/main.js"]]
           : [process.execPath, ["--import", "tsx", "src/main.ts"]];
+      const botEnv = {
+        ...botEnvironment(emulator, sandbox, {
+          redisPrefix: store.prefix,
+          redisUrl: options.redisUrl,
+          databaseUrl,
+        }),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: "warn",
+        ...env,
+      };
       const child = spawn(command, args, {
-        env: {
-          ...botEnvironment(emulator, sandbox, {
-            redisPrefix: store.prefix,
-            redisUrl: options.redisUrl,
-            databaseUrl,
-          }),
-          DATA_DIR: dataDir,
-          LOG_LEVEL: "warn",
-          ...env,
-        },
+        env: botEnv,
         stdio: ["ignore", "pipe", "pipe"],
         detached: how.npm !== undefined,
       });
       processes.push(child);
+      const record = logRecorder("process", botEnv);
       let output = "";
-      child.stdout?.on("data", (chunk) => (output += String(chunk)));
-      child.stderr?.on("data", (chunk) => (output += String(chunk)));
+      const collect = (chunk: unknown) => {
+        output += String(chunk);
+        record(String(chunk));
+      };
+      child.stdout?.on("data", collect);
+      child.stderr?.on("data", collect);
       return {
         child,
         logs: () =>

@@ -65,7 +65,7 @@ export async function startStack(
     LOG_LEVEL: "debug",
     ...env,
   };
-  const captured = captureLogs("debug");
+  const captured = captureLogs("debug", fullEnv);
   const launch = async () => {
     const next = createApp(loadConfig(fullEnv), captured.logger);
     await next.start();

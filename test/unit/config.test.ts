@@ -362,3 +362,23 @@ describe("the README's configuration table", () => {
     expect([...documented].sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
 });
+
+describe("the secrets the logger scrubs", () => {
+  it("are the bot token, the provider token, the payment keys and the webhook secret that are set", () => {
+    expect(loadConfig(valid).secrets).toEqual([valid.BOT_TOKEN, valid.PROVIDER_TOKEN]);
+    const all = {
+      ...valid,
+      PAYMENT_PROVIDER_TOKEN: "284685063:TEST:config",
+      KHALTI_SECRET_KEY: "khalti-secret-config",
+      WEBHOOK_URL: "https://bot.example.com/telegram",
+      WEBHOOK_SECRET: "hook_secret_config",
+    };
+    expect(loadConfig(all).secrets).toEqual([
+      valid.BOT_TOKEN,
+      valid.PROVIDER_TOKEN,
+      all.PAYMENT_PROVIDER_TOKEN,
+      all.KHALTI_SECRET_KEY,
+      all.WEBHOOK_SECRET,
+    ]);
+  });
+});
