@@ -221,7 +221,7 @@ const compose = findCompose();
 
 /** Variables compose.yaml reads, and Compose's own: never taken from the developer's shell. */
 const CONTROLLED =
-  /^(BOT_TOKEN|PROVIDER_\w+|PAYMENT_MODE|TOPUP_USER_IDS|POSTGRES_\w+|DATABASE_\w+|WEBHOOK_\w+|REDIS_\w+|HTTP_\w+|SANDBOX_\w+|SHUTDOWN_\w+|ADMIN_USER_IDS|SUPPORT_CHAT_IDS|LOG_LEVEL|COMPOSE_\w+)$/;
+  /^(BOT_TOKEN|PROVIDER_\w+|PAYMENT_MODE|TOPUP_USER_IDS|POSTGRES_\w+|DATABASE_\w+|WEBHOOK_\w+|REDIS_\w+|HTTP_\w+|SANDBOX_\w+|SHUTDOWN_\w+|ADMIN_USER_IDS|SUPPORT_CHAT_IDS|STAFF_USER_IDS|REFUND_USER_IDS|LOG_LEVEL|COMPOSE_\w+)$/;
 
 interface Outcome {
   code: number;

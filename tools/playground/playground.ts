@@ -74,6 +74,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     PROVIDER_TOKEN: DEMO_PROVIDER_TOKEN,
     ADMIN_USER_IDS: String(ROLES.admin.id),
     SUPPORT_CHAT_IDS: String(ROLES.support.chatId),
+    // The support desk's agent is staff: only staff may look customers up.
+    STAFF_USER_IDS: String(ROLES.support.id),
   });
   const app: App = createApp(config, options.logger, {
     redis: options.redis,
