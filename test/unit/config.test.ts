@@ -371,7 +371,7 @@ describe("the secrets the logger scrubs", () => {
       PAYMENT_PROVIDER_TOKEN: "284685063:TEST:config",
       KHALTI_SECRET_KEY: "khalti-secret-config",
       WEBHOOK_URL: "https://bot.example.com/telegram",
-      WEBHOOK_SECRET: "hook_secret_config",
+      WEBHOOK_SECRET: "hook_secret_config_of_32_characters",
     };
     expect(loadConfig(all).secrets).toEqual([
       valid.BOT_TOKEN,
