@@ -188,9 +188,8 @@ export function createIdentify(deps: BotDeps) {
     );
 
     const masked = !lookedUp.ownContact;
-    const card = masked
-      ? `${customerCard(info.customer, t, masked)}\n${t("masked-note")}`
-      : customerCard(info.customer, t, masked);
+    const customer = customerCard(info.customer, t, masked);
+    const card = masked ? `${customer}\n${t("masked-note")}` : customer;
     if (info.connections.length === 0) {
       await current.reply(`${card}\n\n${t("no-connections")}`, {
         reply_markup: { remove_keyboard: true },
