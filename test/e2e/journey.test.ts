@@ -181,6 +181,17 @@ describe("around the journey", () => {
     expect(menu.text).toContain("S••• S••• (active)\nTV ••••0021 · active");
     expect(menu.text).toContain("• Gold HD\n");
     expect(buttonsOf(stranger, menu).some((label) => label.includes("Remind"))).toBe(false);
+    // Nor does a forged "remind me" button tell a date.
+    const cancel = menu.reply_markup?.inline_keyboard.flat().find((b) => b.text === "Cancel");
+    const journeyId = /^t:x:(\w+)$/.exec(
+      cancel && "callback_data" in cancel ? (cancel.callback_data ?? "") : "",
+    )?.[1];
+    expect(journeyId).toBeDefined();
+    const forged = stranger.waitForCallbackAnswer();
+    stranger.pressData(`t:v:${journeyId}:0`, menu.message_id);
+    expect((await forged).text).toBe(
+      "The provider gives no end date for it, so there is nothing to remind you of.",
+    );
     const confirm = await expectReply(stranger, () => stranger.press(/Renew/), "Please confirm");
     expect(confirm.text).toContain("Customer: S••• S•••\nConnection: TV ••••0021 · active");
     const shown = stranger.messages().flatMap((m) => [m.text ?? "", ...buttonsOf(stranger, m)]);
