@@ -39,6 +39,8 @@ no-connections = This customer has no connection that can be renewed. Send /topu
 ## Step 2: which connection
 
 customer-card = <b>{ $name }</b> · customer { $cuid } ({ $status })
+customer-card-masked = <b>{ $name }</b> ({ $status })
+masked-note = <i>Found by a code, so names and numbers are partly hidden and end dates are not shown. Send /topup and share your own phone number to see all of your own.</i>
 connection-label = { $service } { $id } · { $status }
 service-tv = TV
 service-internet = Internet

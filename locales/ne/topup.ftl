@@ -39,6 +39,8 @@ no-connections = यो ग्राहकको नवीकरण गर्न
 ## Step 2: which connection
 
 customer-card = <b>{ $name }</b> · ग्राहक { $cuid } ({ $status })
+customer-card-masked = <b>{ $name }</b> ({ $status })
+masked-note = <i>कोडबाट भेटिएकोले नाम र नम्बरहरू आंशिक रूपमा लुकाइएका छन् र सकिने मिति देखाइएको छैन। आफ्नै सबै विवरण हेर्न /topup पठाएर आफ्नै फोन नम्बर दिनुहोस्।</i>
 connection-label = { $service } { $id } · { $status }
 service-tv = टिभी
 service-internet = इन्टरनेट

@@ -39,6 +39,8 @@ export interface PurchaseIntent {
   statusMessage?: string;
   /** Started from an expiry reminder's Renew button. */
   fromReminder?: true;
+  /** The buyer saw the customer in full (not masked): a listing offered again is too. */
+  fullView?: true;
 }
 
 export type PurchaseOutcome =

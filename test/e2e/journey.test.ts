@@ -110,15 +110,20 @@ describe.each(VARIANTS)("the top-up journey on %s, a %s provider", (version, pro
     );
     // A connection's own id names that connection: no question which one.
     const menu = await expectReply(user, () => user.sendText("gita.karki"), "Choose a package");
-    expect(menu.text).toContain("Internet gita.karki");
-    expect(menu.text).toContain("expired 3 days ago");
+    expect(menu.text).toContain("Internet ••••arki");
+    expect(menu.text).toContain("• Fiber 50 Mbps\n");
     await expectReply(user, () => user.press(/Renew/), "Please confirm");
     await expectReply(user, () => user.press(/Confirm/), "Top-up successful");
     const topup = stack.sandbox.topups.find((t) => t.reqId === "gita.karki");
     expect(topup?.service).toBe("internet");
     // The renewal shows up in the next package listing.
     await expectReply(user, () => user.press("Top up another"), "Whose package");
-    await expectReply(user, () => user.sendText("9861000004"), "Which connection");
+    // The customer's own contact: a typed code would show no end date to compare.
+    await expectReply(
+      user,
+      () => user.sendContact({ phone_number: "9861000004" }),
+      "Which connection",
+    );
     const again = await expectReply(user, () => user.press(/gita\.karki/), "Choose a package");
     expect(again.text).not.toContain("expired 3 days ago");
   });
@@ -162,6 +167,56 @@ describe("around the journey", () => {
     expect(nepali.commands()[1]?.description).toBe("प्याकेज नवीकरण");
   });
 
+  it("shows a customer found by a typed code masked, and in full to their own contact", async () => {
+    const stranger = stack.emulator.user({ id: 4007, first_name: "Gu", language_code: "en" });
+    await expectReply(stranger, () => stranger.sendText("/topup"), "Whose package");
+    const choice = await expectReply(
+      stranger,
+      () => stranger.sendText("9851000002"),
+      "Which connection",
+    );
+    expect(buttonsOf(stranger, choice)).toEqual([
+      "TV ••••0021 · active",
+      "TV ••••0022 · active",
+      "TV ••••0023 · inactive",
+    ]);
+    // A typed id is not matched against the hidden ones: the buttons are the way.
+    await expectReply(stranger, () => stranger.sendText("8000000021"), "tap one of the buttons");
+    const menu = await expectReply(stranger, () => stranger.press(/••••0021/), "Choose a package");
+    expect(menu.text).toContain("S••• S••• (active)\nTV ••••0021 · active");
+    expect(menu.text).toContain("• Gold HD\n");
+    expect(buttonsOf(stranger, menu).some((label) => label.includes("Remind"))).toBe(false);
+    // Nor does a forged "remind me" button tell a date.
+    const cancel = menu.reply_markup?.inline_keyboard.flat().find((b) => b.text === "Cancel");
+    const journeyId = /^t:x:(\w+)$/.exec(
+      cancel && "callback_data" in cancel ? (cancel.callback_data ?? "") : "",
+    )?.[1];
+    expect(journeyId).toBeDefined();
+    const forged = stranger.waitForCallbackAnswer();
+    stranger.pressData(`t:v:${journeyId}:0`, menu.message_id);
+    expect((await forged).text).toBe(
+      "The provider gives no end date for it, so there is nothing to remind you of.",
+    );
+    const confirm = await expectReply(stranger, () => stranger.press(/Renew/), "Please confirm");
+    expect(confirm.text).toContain("Customer: S••• S•••\nConnection: TV ••••0021 · active");
+    const shown = stranger.messages().flatMap((m) => [m.text ?? "", ...buttonsOf(stranger, m)]);
+    for (const hidden of ["Sita", "Sharma", "customer 1000002", "80000000", "until", "ago"]) {
+      expect(shown.filter((text) => text.includes(hidden))).toEqual([]);
+    }
+
+    const owner = stack.emulator.user({ id: 4008, first_name: "Si", language_code: "en" });
+    await expectReply(owner, () => owner.sendText("/topup"), "Whose package");
+    await expectReply(
+      owner,
+      () => owner.sendContact({ phone_number: "9851000002" }),
+      "Which connection",
+    );
+    const full = await expectReply(owner, () => owner.press(/8000000021/), "Choose a package");
+    expect(full.text).toContain("Sita S. · customer 1000002 (active)\nTV 8000000021 · active");
+    expect(full.text).toMatch(/Gold HD – until .*, expires in \d+ days/);
+    expect(buttonsOf(owner, full).some((label) => label.includes("Remind"))).toBe(true);
+  });
+
   it("renders names with HTML special characters", async () => {
     const user = stack.emulator.user({ id: 4003, first_name: "Cy", language_code: "en" });
     stack.sandbox.setFault("get-customer-information", {
@@ -173,10 +228,10 @@ describe("around the journey", () => {
         return response;
       },
     });
-    const card = await expectReply(user, () => user.sendText("/topup 1000008"), "customer 1000008");
-    expect(card.text).toContain("<b>O'Brien & Sons</b> O.");
+    const card = await expectReply(user, () => user.sendText("/topup 1000008"), "<••• O•••");
+    expect(card.text).toContain("<••• O•••");
     const menu = await user.waitForText("Choose a package");
-    expect(menu.text).toContain("Seán O.");
+    expect(menu.text).toContain("S••• O•••");
   });
 
   it("answers stickers, unknown commands, long texts and stale or forged buttons", async () => {

@@ -187,7 +187,7 @@ describe("the playground page", () => {
     await invoice.waitFor();
     await expect(invoice.locator(".invoice-title").textContent()).resolves.toBe("Gold");
     await expect(invoice.locator(".invoice-description").textContent()).resolves.toContain(
-      "Gold (monthly) for TV 8000000021",
+      "Gold (monthly) for TV ••••0021",
     );
     await expect(invoice.locator(".invoice-amount").textContent()).resolves.toMatch(
       /^NPR\s700\.00$/,

@@ -41,7 +41,13 @@ describe("expiry reminders", () => {
     // The bot answers first: its start, slow under load, must not eat the seconds below.
     await expectReply(user, () => user.sendText("/start"), "Welcome", 15_000);
     goldEndsIn(stack, 4);
-    await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+    // The customer's own contact: a typed code offers no reminder (its dates are hidden).
+    await expectReply(user, () => user.sendText("/topup"), "Whose package");
+    await expectReply(
+      user,
+      () => user.sendContact({ phone_number: "9841000001" }),
+      "Choose a package",
+    );
     const answer = user.waitForCallbackAnswer();
     user.press("🔔 Remind me: Gold");
     // Three days before is past already: one reminder, a day before the end.
@@ -81,7 +87,9 @@ describe("expiry reminders", () => {
     const user = stack.emulator.user({ id: 77_002, first_name: "Ne", language_code: "ne" });
     await expectReply(user, () => user.sendText("/start"), /./, 15_000);
     goldEndsIn(stack, 3);
-    await expectReply(user, () => user.sendText("/topup 1000001"), "किन्ने प्याकेज");
+    // The customer's own contact: a typed code offers no reminder (its dates are hidden).
+    await expectReply(user, () => user.sendText("/topup"), /./);
+    await expectReply(user, () => user.sendContact({ phone_number: "9841000001" }), "किन्ने प्याकेज");
     const answer = user.waitForCallbackAnswer();
     user.press("🔔 सम्झाउनुहोस्: Gold");
     expect((await answer).text).toContain("सम्झाउनेछौं");

@@ -27,5 +27,6 @@ export function journeyWith(
       end: { at: s.end, text: String(s.end) },
     })),
     bouquets,
+    masked: false,
   };
 }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Journey } from "../../src/bot/features/topup/journey.js";
-import { listView } from "../../src/bot/features/topup/views.js";
+import {
+  confirmView,
+  connectionChoice,
+  listView,
+  overviewView,
+} from "../../src/bot/features/topup/views.js";
 import { Translator } from "../../src/bot/shared/i18n.js";
 import { ValueFormatter } from "../../src/bot/shared/values.js";
 import { bouquet, journeyWith } from "../support/journeys.js";
@@ -35,5 +40,51 @@ describe("bouquet buttons (drawn once per language and bouquet)", () => {
     const [first, second] = labels(journeyWith(twins), "en");
     expect(first).toBe("Twin (monthly) · NPR 100.00 · #A1");
     expect(second).toBe("Twin (monthly) · NPR 100.00 · #B2");
+  });
+});
+
+describe("the journey of a customer found by a typed code (masked)", () => {
+  const { t, fmt } = inLocale("en");
+  const DAY = 86_400_000;
+  const journey = (masked: boolean): Journey => ({
+    ...journeyWith([bouquet("G", "Gold (MONTHLY)", "500")], [{ code: "G", end: 10 * DAY }]),
+    customer: { cuid: "1000001", firstName: "Ram", lastName: "Thapa", status: "active" },
+    connection: { service: "tv", id: "8000000011", status: "active" },
+    masked,
+  });
+  const buttons = (view: { keyboard: { inline_keyboard: { text: string }[][] } }) =>
+    view.keyboard.inline_keyboard.flat().map((b) => b.text);
+
+  it("shows initials, the end of the connection id, and no customer id or end date", () => {
+    const overview = overviewView(journey(true), t, fmt, 0);
+    expect(overview.text).toContain("R••• T•••");
+    expect(overview.text).toContain("TV ••••0011");
+    expect(overview.text).toContain("• G");
+    for (const hidden of ["Ram", "Thapa", "1000001", "8000000011", "until"]) {
+      expect(overview.text).not.toContain(hidden);
+    }
+    expect(buttons(overview).some((b) => b.includes("Remind"))).toBe(false);
+    const confirm = confirmView(journey(true), 0, { op: "overview" }, t, fmt);
+    expect(confirm.text).toContain("Customer: R••• T•••");
+    expect(confirm.text).toContain("Connection: TV ••••0011");
+    expect(confirm.text).not.toContain("8000000011");
+  });
+
+  it("masks the connections to choose from", () => {
+    const connections = [
+      journey(true).connection,
+      { ...journey(true).connection, id: "8000000022" },
+    ];
+    const choice = connectionChoice("j", connections, 0, t, true);
+    expect(buttons(choice)).toEqual(["TV ••••0011 · active", "TV ••••0022 · active"]);
+  });
+
+  it("shows everything to the customer's own contact", () => {
+    const overview = overviewView(journey(false), t, fmt, 0);
+    expect(overview.text).toContain("Ram T.");
+    expect(overview.text).toContain("customer 1000001");
+    expect(overview.text).toContain("TV 8000000011");
+    expect(overview.text).toContain("until");
+    expect(buttons(overview).some((b) => b.includes("Remind"))).toBe(true);
   });
 });

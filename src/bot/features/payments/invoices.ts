@@ -8,6 +8,7 @@ import type { Purchase } from "../../../domain/purchase.js";
 import { truncate } from "../../shared/html.js";
 import type { Translator } from "../../shared/i18n.js";
 import { billingLabel, type Translate } from "../../shared/labels.js";
+import { maskedId } from "../../shared/masking.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { invoiceButtons } from "./callback-data.js";
 
@@ -32,7 +33,10 @@ export class TelegramInvoices implements PaymentSystem {
     const t: Translate = (key, variables) => this.i18n.t(purchase.language, key, variables);
     const fmt = this.formatter(purchase.language);
     const bouquet = parseBouquetName(purchase.bouquet.name);
-    const connection = `${t(`service-${purchase.connection.service}`)} ${purchase.connection.id}`;
+    // Masked for every buyer: a purchase does not record how its customer was found, and the
+    // invoice comes before payment (the summary above it shows what the buyer may see).
+    const id = maskedId(purchase.connection.id);
+    const connection = `${t(`service-${purchase.connection.service}`)} ${id}`;
     const price = fmt.amount(purchase.bouquet.price);
     const message = await this.api.sendInvoice(
       purchase.buyer,

@@ -16,8 +16,25 @@ import { type Journey, journeyFromOffer, listingOf, placeOf } from "./journey.js
 import { connectionChoice, connectionLine, customerCard, overviewView } from "./views.js";
 
 export const IDENTIFY = "identify";
-/** The draft holding the code the flow found its customer by (never a journey id: "-"). */
+/** The draft holding how the flow found its customer (never a journey id: "-"). */
 export const IDENTIFIED_DRAFT = "-identified";
+
+/**
+ * A code to look a customer up by, and whether it is the buyer's own shared contact (the full
+ * view) or typed (the masked one: anyone may type anyone's code).
+ */
+export interface Identified {
+  code: string;
+  ownContact: boolean;
+}
+
+/** The IDENTIFIED_DRAFT as stored, if it is one (a draft of an older shape is not). */
+export function identifiedOf(stored: unknown): Identified | null {
+  const found = stored as Partial<Identified> | null;
+  return typeof found?.code === "string" && typeof found.ownContact === "boolean"
+    ? { code: found.code, ownContact: found.ownContact }
+    : null;
+}
 
 /** What the user reads when the provider could not answer (a refusal means "not found"). */
 const failureKey = (failure: ReadFailure) =>
@@ -39,6 +56,10 @@ const isConnectionButton = (data: string) => {
 const typedConnection = (connections: Connection[], text: string | undefined) =>
   connections.find((c) => c.id.toLowerCase() === text?.trim().toLowerCase());
 
+/** Masked, a typed id is not matched: that would tell the ids the buttons hide, untimed. */
+const typedChoice = (connections: Connection[], text: string | undefined, masked: boolean) =>
+  masked ? undefined : typedConnection(connections, text);
+
 export function createIdentify(deps: BotDeps) {
   async function lookup(userId: number, code: string): Promise<Lookup> {
     const allowance = await deps.lookupLimit.take(userId);
@@ -53,14 +74,19 @@ export function createIdentify(deps: BotDeps) {
       : { kind: "failed", failure: found.failure };
   }
 
-  async function load(cuid: string, connection: Connection, journeyId: string): Promise<Loaded> {
+  async function load(
+    cuid: string,
+    connection: Connection,
+    journeyId: string,
+    masked: boolean,
+  ): Promise<Loaded> {
     const listed = await ask(
       () => deps.provider.getPackages(cuid, connection),
       deps.logger,
       "package listing",
     );
     return listed.ok
-      ? { kind: "loaded", journey: journeyFromOffer(journeyId, listed.value, deps.now()) }
+      ? { kind: "loaded", journey: journeyFromOffer(journeyId, listed.value, deps.now(), masked) }
       : { kind: "failed", failure: listed.failure };
   }
 
@@ -81,17 +107,17 @@ export function createIdentify(deps: BotDeps) {
   }
 
   /** Reads a code from a text or the sender's own shared contact; hints at anything else. */
-  async function codeFrom(ctx: FlowContext, t: Translate): Promise<string | undefined> {
+  async function codeFrom(ctx: FlowContext, t: Translate): Promise<Identified | undefined> {
     const contact = ctx.message?.contact;
     if (contact) {
       if (contact.user_id !== ctx.from?.id) {
         await ctx.reply(t("contact-not-own"));
         return undefined;
       }
-      return contact.phone_number;
+      return { code: contact.phone_number, ownContact: true };
     }
     const text = ctx.message?.text;
-    if (text !== undefined) return text;
+    if (text !== undefined) return { code: text, ownContact: false };
     await ctx.reply(t("hint-send-code"));
     return undefined;
   }
@@ -100,12 +126,12 @@ export function createIdentify(deps: BotDeps) {
     conversation: FlowConversation,
     ctx: FlowContext,
     locale: Locale,
-    initialCode: string | null,
+    initial: Identified | null,
   ) {
     const { t, id: journeyId } = await beginFlow(conversation, deps.i18n, locale);
     let current = ctx;
     // Arguments travel as JSON: "no code" arrives as null.
-    let pending = initialCode ?? undefined;
+    let pending = initial ?? undefined;
     const next = (isOwnButton?: (data: string) => boolean) => nextInFlow(conversation, isOwnButton);
 
     if (pending === undefined) {
@@ -118,21 +144,22 @@ export function createIdentify(deps: BotDeps) {
     }
 
     let info: CustomerInfo | undefined;
-    let lookedUp = "";
+    let lookedUp: Identified = { code: "", ownContact: false };
     while (!info) {
       if (pending === undefined) {
         current = await next();
         pending = await codeFrom(current, t);
         if (pending === undefined) continue;
       }
-      const check = normalizeCustomerCode(pending);
+      const check = normalizeCustomerCode(pending.code);
+      const { ownContact } = pending;
       pending = undefined;
       if (!check.ok) {
         await current.reply(t("code-invalid"));
         continue;
       }
       const userId = current.from?.id ?? 0;
-      lookedUp = check.code;
+      lookedUp = { code: check.code, ownContact };
       const found = await providerStep(conversation, () => lookup(userId, check.code));
       if (found === "cancelled") return;
       if (found.kind === "limited") {
@@ -160,7 +187,9 @@ export function createIdentify(deps: BotDeps) {
       deps.drafts.put(outside.chat?.id ?? 0, IDENTIFIED_DRAFT, found),
     );
 
-    const card = customerCard(info.customer, t);
+    const masked = !lookedUp.ownContact;
+    const customer = customerCard(info.customer, t, masked);
+    const card = masked ? `${customer}\n${t("masked-note")}` : customer;
     if (info.connections.length === 0) {
       await current.reply(`${card}\n\n${t("no-connections")}`, {
         reply_markup: { remove_keyboard: true },
@@ -170,16 +199,16 @@ export function createIdentify(deps: BotDeps) {
     await current.reply(card, { reply_markup: { remove_keyboard: true } });
 
     // Looked up by one connection's own id (a saved connection, a retry): that one.
-    const named = typedConnection(info.connections, lookedUp);
+    const named = typedConnection(info.connections, lookedUp.code);
     let connection = named ?? (info.connections[0] as Connection);
     if (!named && info.connections.length > 1) {
       const connections = info.connections;
-      const choice = connectionChoice(journeyId, connections, 0, t);
+      const choice = connectionChoice(journeyId, connections, 0, t, masked);
       const prompt = await current.reply(choice.text, { reply_markup: choice.keyboard });
       let shownPage = 0;
       for (;;) {
         const pick = await next(isConnectionButton);
-        const typed = typedConnection(connections, pick.message?.text);
+        const typed = typedChoice(connections, pick.message?.text, masked);
         if (!pick.callbackQuery && !typed) {
           await pick.reply(t("hint-use-buttons"));
           continue;
@@ -187,7 +216,7 @@ export function createIdentify(deps: BotDeps) {
         const button = topupButtons.decode(pick.callbackQuery?.data ?? "");
         if (button?.kind === "connections" && button.journeyId === journeyId) {
           await pick.answerCallbackQuery();
-          const page = connectionChoice(journeyId, connections, button.page, t);
+          const page = connectionChoice(journeyId, connections, button.page, t, masked);
           if (page.page === shownPage) continue;
           await pick.api.editMessageText(prompt.chat.id, prompt.message_id, page.text, {
             reply_markup: page.keyboard,
@@ -205,7 +234,7 @@ export function createIdentify(deps: BotDeps) {
           continue;
         }
         if (pick.callbackQuery) await pick.answerCallbackQuery();
-        const line = connectionLine(chosen, t);
+        const line = connectionLine(chosen, t, masked);
         await pick.api.editMessageText(prompt.chat.id, prompt.message_id, line);
         connection = chosen;
         current = pick;
@@ -214,7 +243,9 @@ export function createIdentify(deps: BotDeps) {
     }
 
     const cuid = info.customer.cuid;
-    const loaded = await providerStep(conversation, () => load(cuid, connection, journeyId));
+    const loaded = await providerStep(conversation, () =>
+      load(cuid, connection, journeyId, masked),
+    );
     if (loaded === "cancelled") return;
     if (loaded.kind === "failed") {
       await current.reply(t(failureKey(loaded.failure)));

@@ -8,11 +8,18 @@ import { entryButtons } from "../../shared/callback-data.js";
 import { localeOf } from "../../shared/i18n.js";
 import { topupAccess } from "./access.js";
 import { topupButtons } from "./callback-data.js";
-import { createIdentify, IDENTIFIED_DRAFT, IDENTIFY } from "./identify.js";
+import {
+  createIdentify,
+  IDENTIFIED_DRAFT,
+  IDENTIFY,
+  type Identified,
+  identifiedOf,
+} from "./identify.js";
 import { createMenu } from "./menu.js";
 import type { PurchaseRunner } from "./purchase.js";
 import { savedView } from "./views.js";
 
+/** A code given with /topup or by a button: typed, as far as what it shows goes. */
 async function startTopup(ctx: BotContext, deps: BotDeps, code?: string): Promise<void> {
   await ctx.conversation.exitAll();
   // A new flow has found nobody yet (see showCurrentScreen).
@@ -25,7 +32,8 @@ async function startTopup(ctx: BotContext, deps: BotDeps, code?: string): Promis
       .catch(() => undefined);
   }
   ctx.session.journey = undefined;
-  await ctx.conversation.enter(IDENTIFY, localeOf(ctx), code ?? null);
+  const typed: Identified | null = code === undefined ? null : { code, ownContact: false };
+  await ctx.conversation.enter(IDENTIFY, localeOf(ctx), typed);
 }
 
 /**
@@ -41,7 +49,7 @@ async function showCurrentScreen(
     // From the customer already found (looked up again), or from the question.
     const found = await deps.drafts.take(ctx.chat?.id ?? 0, IDENTIFIED_DRAFT);
     await ctx.conversation.exitAll();
-    await ctx.conversation.enter(IDENTIFY, localeOf(ctx), typeof found === "string" ? found : null);
+    await ctx.conversation.enter(IDENTIFY, localeOf(ctx), identifiedOf(found));
     return;
   }
   await menu.showAgain(ctx);

@@ -17,7 +17,7 @@ import type { MenuAction } from "./callback-data.js";
  * Bump when the journey or a conversation (identify, broadcast) changes shape: old ones then
  * expire.
  */
-export const FLOW_VERSION = 5;
+export const FLOW_VERSION = 6;
 export const PAGE_SIZE = 8;
 
 /** Where the user is in the journey: the chat's session holds this. */
@@ -41,6 +41,11 @@ export interface Listing {
   checkout: { id: string; issuedAt: number };
   subscriptions: Subscription[];
   bouquets: Bouquet[];
+  /**
+   * Found by a typed code rather than the buyer's own shared contact: the views show only what
+   * choosing takes (see views.ts), as anyone may type anyone's code.
+   */
+  masked: boolean;
 }
 
 export type Journey = Place & Listing;
@@ -69,9 +74,15 @@ export const listingOf = (journey: Journey): Listing => ({
   checkout: journey.checkout,
   subscriptions: journey.subscriptions,
   bouquets: journey.bouquets,
+  masked: journey.masked,
 });
 
-export function journeyFromOffer(id: string, offer: PackageOffer, now: number): Journey {
+export function journeyFromOffer(
+  id: string,
+  offer: PackageOffer,
+  now: number,
+  masked: boolean,
+): Journey {
   return {
     v: FLOW_VERSION,
     id,
@@ -81,6 +92,7 @@ export function journeyFromOffer(id: string, offer: PackageOffer, now: number): 
     checkout: { id: offer.checkout.id, issuedAt: offer.checkout.issuedAt.getTime() },
     subscriptions: offer.subscriptions,
     bouquets: offer.bouquets,
+    masked,
   };
 }
 

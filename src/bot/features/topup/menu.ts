@@ -130,7 +130,9 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     const t: Translate = (key, variables) => ctx.t(key, variables);
     const offer = await deps.provider.getPackages(reminder.cuid, reminder.connection);
     const now = deps.now();
-    const journey: Journey = { ...journeyFromOffer(newFlowId(), offer, now), fromReminder: true };
+    // In full: the reminder told the end date already, and only a full view or a receipt sets one.
+    const listed = journeyFromOffer(newFlowId(), offer, now, false);
+    const journey: Journey = { ...listed, fromReminder: true };
     const index = journey.bouquets.findIndex((b) => b.code === reminder.bouquet.code);
     const fmt = deps.formatter(localeOf(ctx));
     const back = { op: "overview" } as const;
@@ -200,7 +202,10 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
         return;
       }
       case "remind": {
-        const subscription = journey.subscriptions[action.subscription];
+        // Masked, no button offers it: a reminder's dates would tell the end date.
+        const subscription = journey.masked
+          ? undefined
+          : journey.subscriptions[action.subscription];
         const end = subscription?.end?.at;
         if (!subscription || end == null) {
           await ctx.answerCallbackQuery(t("reminder-no-date"));
@@ -257,6 +262,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
         statusMessage: String(ctx.callbackQuery.message.message_id),
       }),
       ...(journey.fromReminder && { fromReminder: true as const }),
+      ...(!journey.masked && { fullView: true as const }),
     };
     const fmt = deps.formatter(intent.language);
     const summary = confirmView(journey, selected.bouquet, selected.back, t, fmt, paid);

@@ -79,7 +79,7 @@ export class PurchaseRunner {
     const t: Translate = (key, variables) => this.deps.i18n.t(intent.language, key, variables);
     const fmt = this.deps.formatter(intent.language);
     const now = this.deps.now();
-    const journey: Journey = journeyFromOffer(newFlowId(), offer, now);
+    const journey: Journey = journeyFromOffer(newFlowId(), offer, now, intent.fullView !== true);
     const index = code === null ? -1 : journey.bouquets.findIndex((b) => b.code === code);
     let view: ReturnType<typeof overviewView>;
     const current = journey.bouquets[index];

@@ -16,6 +16,7 @@ import {
   subscriptionLine,
   type Translate,
 } from "../../shared/labels.js";
+import { maskedId, maskedName } from "../../shared/masking.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { type MenuAction, menuButton, topupButtons } from "./callback-data.js";
 import { type Journey, paged, pageOf, renewals } from "./journey.js";
@@ -39,19 +40,29 @@ function shortName(customer: Customer): string {
   return escapeHtml(initial ? `${first} ${initial}.` : first);
 }
 
-const shownConnection = (connection: Connection, t: Translate) =>
-  connectionLabel({ ...connection, id: truncate(connection.id, ID_LENGTH) }, t);
+/** The name as shown: masked (`masked`, see Listing) or first name and last initial. */
+const customerName = (customer: Customer, masked: boolean) =>
+  masked ? escapeHtml(maskedName(customer.firstName, customer.lastName)) : shortName(customer);
 
-export function customerCard(customer: Customer, t: Translate): string {
+const shownConnection = (connection: Connection, t: Translate, masked: boolean) =>
+  connectionLabel(
+    { ...connection, id: masked ? maskedId(connection.id) : truncate(connection.id, ID_LENGTH) },
+    t,
+  );
+
+/** Masked, the card names no customer id: only the masked name and the status. */
+export function customerCard(customer: Customer, t: Translate, masked: boolean): string {
+  const status = escapeHtml(statusLabel(customer.status, t));
+  if (masked) return t("customer-card-masked", { name: customerName(customer, masked), status });
   return t("customer-card", {
-    name: shortName(customer),
+    name: customerName(customer, masked),
     cuid: escapeHtml(truncate(customer.cuid, ID_LENGTH)),
-    status: escapeHtml(statusLabel(customer.status, t)),
+    status,
   });
 }
 
-export function connectionLine(connection: Connection, t: Translate): string {
-  return escapeHtml(shownConnection(connection, t));
+export function connectionLine(connection: Connection, t: Translate, masked: boolean): string {
+  return escapeHtml(shownConnection(connection, t, masked));
 }
 
 /** The connections to choose from, a page of them at a time (an id can be typed too). */
@@ -60,6 +71,7 @@ export function connectionChoice(
   connections: Connection[],
   requestedPage: number,
   t: Translate,
+  masked: boolean,
 ): View & { page: number } {
   const { items, page, pages } = paged(
     connections.map((_, index) => index),
@@ -69,7 +81,7 @@ export function connectionChoice(
   for (const index of items) {
     const connection = connections[index] as Connection;
     const data = topupButtons.encode({ kind: "connection", journeyId, index });
-    keyboard.text(shownConnection(connection, t), data).row();
+    keyboard.text(shownConnection(connection, t, masked), data).row();
   }
   const go = (target: number) =>
     topupButtons.encode({ kind: "connections", journeyId, page: target });
@@ -101,7 +113,10 @@ function pageControls(
 }
 
 function header(journey: Journey, t: Translate): string {
-  const lines = [customerCard(journey.customer, t), connectionLine(journey.connection, t)];
+  const lines = [
+    customerCard(journey.customer, t, journey.masked),
+    connectionLine(journey.connection, t, journey.masked),
+  ];
   if (journey.connection.status !== "active") lines.push(t("inactive-can-renew"));
   return lines.join("\n");
 }
@@ -172,7 +187,9 @@ export function overviewView(
   const lines = [header(journey, t), "", `<b>${t("subscriptions-title")}</b>`];
   if (journey.subscriptions.length === 0) lines.push(t("subscriptions-none"));
   for (const subscription of journey.subscriptions.slice(0, SUBSCRIPTIONS_SHOWN)) {
-    lines.push(subscriptionLine(subscription, t, fmt, now, NAME_LENGTH));
+    // Masked, no end date before payment: only the names of what runs.
+    const shown = journey.masked ? { ...subscription, end: null } : subscription;
+    lines.push(subscriptionLine(shown, t, fmt, now, NAME_LENGTH));
   }
   const hidden = journey.subscriptions.length - SUBSCRIPTIONS_SHOWN;
   if (hidden > 0) lines.push(t("list-more", { count: hidden }));
@@ -180,7 +197,9 @@ export function overviewView(
 
   const renewing = renewals(journey).slice(0, 3);
   const keyboard = bouquetButtons(journey, renewing, new Set(renewing), t, fmt);
-  journey.subscriptions.slice(0, 3).forEach((subscription, index) => {
+  // A reminder's dates would tell the end date: none while masked (the receipt offers one).
+  const remindable = journey.masked ? [] : journey.subscriptions.slice(0, 3);
+  remindable.forEach((subscription, index) => {
     if (subscription.end?.at == null || subscription.end.at <= now) return;
     const name = bouquetTitle(subscription.name, LABEL_LENGTH);
     keyboard
@@ -237,8 +256,8 @@ export function confirmView(
     note ?? "",
     `<b>${t("confirm-title")}</b>`,
     t("confirm-summary", {
-      customer: shortName(journey.customer),
-      connection: connectionLine(journey.connection, t),
+      customer: customerName(journey.customer, journey.masked),
+      connection: connectionLine(journey.connection, t, journey.masked),
       bouquet: escapeHtml(truncate(bouquet?.displayName ?? "?", 2 * NAME_LENGTH)),
       period: bouquet ? billingLabel(bouquet, t) : "?",
       price: bouquet ? fmt.amount(bouquet.price) : "?",
