@@ -105,3 +105,24 @@ describe("any other answer cannot be read: asked again later", () => {
     });
   });
 });
+
+describe("a Khalti refund, read", () => {
+  const owed = { providerChargeId: "txn-1" } as Parameters<KhaltiPayments["refund"]>[0];
+
+  it("is refunded or refused only by Khalti's own JSON", async () => {
+    proxied = { status: 200, contentType: "application/json", text: '{"detail":"ok"}' };
+    expect(await behindProxy.refund(owed)).toBe("refunded");
+    proxied = { status: 400, contentType: "application/json", text: '{"detail":"refunded"}' };
+    expect(await behindProxy.refund(owed)).toBe("refused");
+  });
+
+  it.each([
+    [404, "text/html", "<html><body>Not Found</body></html>"],
+    [403, "text/html", "<html><body>Forbidden</body></html>"],
+    [200, "text/html", "<html><body>OK</body></html>"],
+    [502, "application/json", '{"detail":"bad gateway"}'],
+  ])("throws (asked again) on %s %s from a proxy", async (status, contentType, text) => {
+    proxied = { status, contentType, text };
+    await expect(behindProxy.refund(owed)).rejects.toThrow(/refund answered/);
+  });
+});

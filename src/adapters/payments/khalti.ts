@@ -177,12 +177,17 @@ class KhaltiClient {
     };
   }
 
-  /** A full refund: "refused" when Khalti will not (a 4xx: refunded before, or never paid). */
+  /** A full refund: "refused" when Khalti will not (its 4xx: refunded before, or never paid). */
   async refund(transactionId: string): Promise<"refunded" | "refused"> {
     const path = `/api/merchant-transaction/${encodeURIComponent(transactionId)}/refund/`;
-    const { status } = await this.post(path, {});
-    if (status >= 200 && status < 300) return "refunded";
-    if (status >= 400 && status < 500 && status !== 401 && status !== 429) return "refused";
+    const { status, body } = await this.post(path, {});
+    // Only Khalti's own JSON says what became of a refund: a proxy's page (even a 404 or a 200)
+    // says nothing, and the refund is asked again rather than handed to a person twice.
+    const khaltis = typeof body === "object" && body !== null && !Array.isArray(body);
+    if (khaltis && status >= 200 && status < 300) return "refunded";
+    if (khaltis && status >= 400 && status < 500 && status !== 401 && status !== 429) {
+      return "refused";
+    }
     throw new KhaltiUnavailableError(`refund answered ${status}`);
   }
 
