@@ -34,7 +34,7 @@ async function openAddOns(stack: Stack, id: number): Promise<ChatUser> {
   const menu = user.waitForText("Choose a package");
   user.sendText("/topup 1000002");
   await user.waitForText("Which connection");
-  user.press(/8000000021/);
+  user.press(/••••0021/);
   await menu;
   const list = user.waitForText(/page 1 of/);
   user.press("Add-ons");

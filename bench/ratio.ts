@@ -272,7 +272,7 @@ async function onBouquetList(id: number): Promise<ChatUser> {
   user.sendText("/topup 1000002");
   await connection;
   const menu = user.waitForText("Choose a package", { timeoutMs });
-  user.press(/8000000021/);
+  user.press(/••••0021/);
   await menu;
   const list = user.waitForText(/page 1 of/, { timeoutMs });
   user.press("Add-ons");
