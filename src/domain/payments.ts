@@ -85,6 +85,12 @@ export class ConfirmationNotKept extends Error {
   }
 }
 
+/** What a check says of a purchase that no longer awaits its payment; null while it does. */
+const settledCheck = (purchase: Purchase | null): CheckOutcome | null => {
+  if (purchase?.phase === "awaiting-payment") return null;
+  return purchase?.phase === "unpaid" ? "ended" : "paid";
+};
+
 export class PaymentService {
   /** Whether the journal may hold confirmations (replayed until it is empty). */
   private journaled = false;
@@ -346,9 +352,7 @@ export class PaymentService {
 
   private async checkPurchase(purchase: Purchase | null): Promise<CheckOutcome> {
     if (!purchase?.payment) return "not-found";
-    if (purchase.phase === "unpaid") return "ended";
-    if (purchase.phase !== "awaiting-payment") return "paid";
-    return this.lookUp(purchase, false);
+    return settledCheck(purchase) ?? this.lookUp(purchase, false);
   }
 
   /**
@@ -362,9 +366,7 @@ export class PaymentService {
     } catch (error) {
       if (!(error instanceof StaleWriteError)) throw error;
       this.log.info({ purchaseId: purchase.id }, "a payment lookup lost a race: read again");
-      const fresh = await this.book.get(purchase.id);
-      if (fresh?.phase === "unpaid") return "ended";
-      return fresh?.phase === "awaiting-payment" ? "waiting" : "paid";
+      return settledCheck(await this.book.get(purchase.id)) ?? "waiting";
     }
   }
 
@@ -401,7 +403,8 @@ export class PaymentService {
         // Recorded before, or paying for nothing: an offer still awaiting after it was not paid
         // by it (another amount, owed back) and ends here.
         const now = await this.book.get(purchase.id);
-        if (now?.phase !== "awaiting-payment") return now?.phase === "unpaid" ? "ended" : "paid";
+        const settled = settledCheck(now);
+        if (settled || !now) return settled ?? "paid";
         await this.end(now, "amount-differs", true);
         return "ended";
       }

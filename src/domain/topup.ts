@@ -453,10 +453,8 @@ export class TopupService {
     } else if ("charged" in finding) {
       advance(purchase, { type: "find", transaction: finding.charged }, now);
     } else if (purchase.payment?.charge === undefined) {
-      if (finding.notCharged === "verified") {
-        const look = await this.lookupEvery(purchase);
-        if (look.found || !look.known) return this.afterLook(purchase, look);
-      }
+      const found = finding.notCharged === "verified" ? await this.lookedAgain(purchase) : null;
+      if (found) return found;
       advance(purchase, { type: "refuse", reason: finding.notCharged }, now);
     } else {
       const { at } = purchase.payment.charge;
@@ -467,21 +465,25 @@ export class TopupService {
         return purchase;
       }
       // The last look before the payment is owed back.
-      const look = await this.lookupEvery(purchase);
-      if (look.found || !look.known) return this.afterLook(purchase, look);
+      const found = await this.lookedAgain(purchase);
+      if (found) return found;
       advance(purchase, { type: "owe", reason }, now);
     }
     await this.book.record(purchase, dueAt);
     return purchase;
   }
 
-  /** A last look that found a top-up, or could not tell: never "did not happen" then. */
-  private afterLook(purchase: Purchase, look: Lookup): Promise<Purchase> {
+  /**
+   * The last look at every token before "it did not happen": a top-up found then is charged,
+   * and a provider that cannot tell keeps it unknown; null when each token is known absent.
+   */
+  private async lookedAgain(purchase: Purchase): Promise<Purchase | null> {
+    const look = await this.lookupEvery(purchase);
     if (look.found?.state === "charged") {
       this.log.warn({ purchaseId: purchase.id }, "a top-up judged absent was found: charged");
       return this.settleFound(purchase, look.found);
     }
-    return this.stillUnknown(purchase, false);
+    return look.found || !look.known ? this.stillUnknown(purchase, false) : null;
   }
 
   private tokenLifetimeMs(): number {
