@@ -6,17 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { LedgerConnection, type LedgerTarget } from "../../src/adapters/ledger/connection.js";
+import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
+import { ledgerTarget } from "../support/ledger-fixture.js";
 import { captureLogs } from "../support/log-capture.js";
-import { testDatabase } from "../support/postgres.js";
 
 const logger = captureLogs().logger;
-const postgres = async (): Promise<LedgerTarget> => ({
-  kind: "postgres",
-  url: await testDatabase("ledger_migrations"),
-  poolSize: 3,
-  statementTimeoutMs: 5_000,
-});
+const postgres = () => ledgerTarget("PostgreSQL", "ledger_migrations", 3);
 
 describe("migrations", () => {
   it("are applied once when replicas start at the same time", async () => {

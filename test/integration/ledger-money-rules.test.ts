@@ -18,11 +18,9 @@ import { MIGRATIONS } from "../../src/adapters/ledger/migrations/index.js";
 import type { LedgerTables, PurchaseRow } from "../../src/adapters/ledger/schema.js";
 import { OPEN_PHASES, PURCHASE_PHASES, type PurchasePhase } from "../../src/domain/purchase.js";
 import { phaseChanges } from "../../src/domain/purchase-machine.js";
+import { LEDGER_ENGINES, ledgerTarget, testLedger } from "../support/ledger-fixture.js";
 import { ledgerRow } from "../support/ledger-rows.js";
 import { captureLogs } from "../support/log-capture.js";
-import { ledgerEngines } from "../support/postgres.js";
-
-const targets = ledgerEngines("ledger_rules", 3);
 
 const PHASES = PURCHASE_PHASES;
 type Phase = PurchasePhase;
@@ -132,18 +130,12 @@ describe("the allowed changes of phase", () => {
   });
 });
 
-describe.each(targets)("the ledger's money rules on %s", (_, target) => {
-  const logger = captureLogs().logger;
-  let ledger: LedgerConnection;
+describe.each(LEDGER_ENGINES)("the ledger's money rules on %s", (engine) => {
+  const ledger = testLedger(engine, "ledger_rules", { poolSize: 3 });
   let db: Kysely<LedgerTables>;
 
-  beforeAll(async () => {
-    ledger = new LedgerConnection(await target(), { log: logger });
-    await ledger.open();
+  beforeAll(() => {
     db = ledger.db;
-  }, 60_000);
-  afterAll(async () => {
-    await ledger.close();
   });
 
   it("keeps the allowed changes in purchase_transitions, as the migration declares them", async () => {
@@ -320,7 +312,7 @@ describe.each(targets)("the ledger's money rules on %s", (_, target) => {
   });
 });
 
-describe.each(targets)("migration 0003-money-rules on %s", (_, target) => {
+describe.each(LEDGER_ENGINES)("migration 0003-money-rules on %s", (engine) => {
   const logger = captureLogs().logger;
   const opened: LedgerConnection[] = [];
   afterAll(async () => {
@@ -329,7 +321,9 @@ describe.each(targets)("migration 0003-money-rules on %s", (_, target) => {
 
   /** A ledger migrated as the previous release left it: 0001 and 0002 only. */
   async function previousRelease(): Promise<Kysely<LedgerTables>> {
-    const ledger = new LedgerConnection(await target(), { log: logger });
+    const ledger = new LedgerConnection(await ledgerTarget(engine, "ledger_rules", 3), {
+      log: logger,
+    });
     opened.push(ledger);
     const { error } = await new Migrator({
       db: ledger.db,

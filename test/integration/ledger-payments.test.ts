@@ -3,33 +3,21 @@
 // for exactly that amount; anything else is owed back; a refund is marked done once, by whom;
 // refund calls are counted; the database refuses a top-up or refund without a recorded charge.
 import { sql } from "kysely";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
 import type { ReceivedPayment } from "../../src/domain/payment.js";
 import type { Purchase } from "../../src/domain/purchase.js";
-import { captureLogs } from "../support/log-capture.js";
-import { ledgerEngines } from "../support/postgres.js";
+import { LEDGER_ENGINES, testLedger } from "../support/ledger-fixture.js";
 import { purchaseOf } from "../support/purchases.js";
 
-const targets = ledgerEngines("ledger_payments");
-
-describe.each(targets)("the ledger's payments on %s", (_, target) => {
-  const logger = captureLogs().logger;
-  let ledger: LedgerConnection;
+describe.each(LEDGER_ENGINES)("the ledger's payments on %s", (engine) => {
+  const ledger = testLedger(engine, "ledger_payments");
   let store: LedgerPurchases;
 
-  beforeAll(async () => {
-    ledger = new LedgerConnection(await target(), { log: logger });
-    await ledger.open();
-    store = new LedgerPurchases(ledger, "instance-a");
-  }, 60_000);
-  afterEach(async () => {
-    await sql`TRUNCATE payments, purchase_events, purchase_checkouts, purchases`.execute(ledger.db);
+  beforeAll(() => {
+    store = new LedgerPurchases(ledger.connection, "instance-a");
   });
-  afterAll(async () => {
-    await ledger.close();
-  });
+  afterEach(() => ledger.empty());
 
   /** A purchase whose invoice for NPR 700.00 is out. */
   async function awaiting(id: string, buyer = 7): Promise<Purchase> {

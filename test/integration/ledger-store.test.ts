@@ -2,35 +2,23 @@
 // the database itself holds an intent to one row, a buyer to one purchase in flight, a token
 // to one purchase; every change of phase leaves an event; replicas claim different purchases.
 import { sql } from "kysely";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
 import { type Purchase, StaleWriteError } from "../../src/domain/purchase.js";
 import { advance } from "../../src/domain/purchase-machine.js";
-import { captureLogs } from "../support/log-capture.js";
-import { ledgerEngines } from "../support/postgres.js";
+import { LEDGER_ENGINES, testLedger } from "../support/ledger-fixture.js";
 import { purchaseOf } from "../support/purchases.js";
 
-const targets = ledgerEngines("ledger_store");
-
-describe.each(targets)("the ledger's purchases on %s", (_, target) => {
-  const logger = captureLogs().logger;
-  let ledger: LedgerConnection;
+describe.each(LEDGER_ENGINES)("the ledger's purchases on %s", (engine) => {
+  const ledger = testLedger(engine, "ledger_store");
   let store: LedgerPurchases;
   let other: LedgerPurchases;
 
-  beforeAll(async () => {
-    ledger = new LedgerConnection(await target(), { log: logger });
-    await ledger.open();
-    store = new LedgerPurchases(ledger, "instance-a");
-    other = new LedgerPurchases(ledger, "instance-b");
-  }, 60_000);
-  afterEach(async () => {
-    await sql`TRUNCATE payments, purchase_events, purchase_checkouts, purchases`.execute(ledger.db);
+  beforeAll(() => {
+    store = new LedgerPurchases(ledger.connection, "instance-a");
+    other = new LedgerPurchases(ledger.connection, "instance-b");
   });
-  afterAll(async () => {
-    await ledger.close();
-  });
+  afterEach(() => ledger.empty());
 
   /** A purchase just confirmed: phase created, nothing sent. */
   const fresh = (overrides: Partial<Purchase> = {}): Purchase =>

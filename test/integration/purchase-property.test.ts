@@ -5,9 +5,7 @@
 // refund of a purchase that was topped up, and always end money received in a top-up or a
 // refund, once the outside world answers again.
 import fc from "fast-check";
-import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
+import { describe, expect, it } from "vitest";
 import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
 import { TransportFailure } from "../../src/adapters/provider/transport.js";
 import type { PackageOffer, Transaction } from "../../src/domain/model.js";
@@ -25,8 +23,8 @@ import { PurchaseBook } from "../../src/domain/purchase-book.js";
 import { Reconciler } from "../../src/domain/reconciler.js";
 import { RefundDesk } from "../../src/domain/refunds.js";
 import { type PurchaseIntent, TopupService } from "../../src/domain/topup.js";
+import { testLedger } from "../support/ledger-fixture.js";
 import { captureLogs } from "../support/log-capture.js";
-import { testDatabase } from "../support/postgres.js";
 
 const TTL_MS = 300_000;
 const MARGIN_MS = 30_000;
@@ -222,29 +220,13 @@ function journalOf(world: World): PaymentJournal {
 }
 
 const { logger } = captureLogs();
-let ledger: LedgerConnection;
-
-beforeAll(async () => {
-  ledger = new LedgerConnection(
-    {
-      kind: "postgres",
-      url: await testDatabase("purchase_property"),
-      poolSize: 4,
-      statementTimeoutMs: 5_000,
-    },
-    { log: logger },
-  );
-  await ledger.open();
-}, 60_000);
-afterAll(async () => {
-  await ledger.close();
-});
+const ledger = testLedger("PostgreSQL", "purchase_property", { poolSize: 4, log: logger });
 
 /** The bot's money path, as one process builds it; a restart builds it again. */
 function processOf(world: World) {
   // Time moves on between any two readings, as it does in a process.
   const clock = () => ++world.now;
-  const store = new LedgerPurchases(ledger, "property");
+  const store = new LedgerPurchases(ledger.connection, "property");
   const book = new PurchaseBook(store, logger);
   const teller = new OutcomeTeller(book, { tell: async () => undefined }, logger);
   const topups = new TopupService(
@@ -313,9 +295,7 @@ describe("the money rules, whatever happens in whatever order", () => {
         fc.array(ops, { minLength: 5, maxLength: 30 }),
         async (start, sequence) => {
           runs++;
-          await sql`TRUNCATE payments, purchase_events, purchase_checkouts, purchases`.execute(
-            ledger.db,
-          );
+          await ledger.empty();
           const world: World = {
             // The ledger's own clock (leases, "due now") never runs ahead of the world's.
             now: Date.now(),

@@ -3,7 +3,6 @@
 
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
 import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
 import { ProviderClient } from "../../src/adapters/provider/client.js";
 import { OutcomeTeller } from "../../src/domain/outcomes.js";
@@ -17,12 +16,12 @@ import {
   type TopupServiceOptions,
 } from "../../src/domain/topup.js";
 import { createSandbox, type Sandbox } from "../../tools/sandbox/server.js";
+import { testLedger } from "../support/ledger-fixture.js";
 import { captureLogs } from "../support/log-capture.js";
-import { testDatabase } from "../support/postgres.js";
 
 const TOKEN = "topup-test-token";
 const logger = captureLogs().logger;
-let ledger: LedgerConnection;
+const ledger = testLedger("PostgreSQL", "topup", { log: logger });
 let purchases: LedgerPurchases;
 let book: PurchaseBook;
 /** What the buyers were told: "<phase>:<reason>" per purchase. */
@@ -44,12 +43,7 @@ const options: TopupServiceOptions = {
 };
 
 beforeAll(async () => {
-  ledger = new LedgerConnection(
-    { kind: "postgres", url: await testDatabase("topup"), poolSize: 10, statementTimeoutMs: 5_000 },
-    { log: logger },
-  );
-  await ledger.open();
-  purchases = new LedgerPurchases(ledger, "test");
+  purchases = new LedgerPurchases(ledger.connection, "test");
   book = new PurchaseBook(purchases, logger);
   teller = new OutcomeTeller(
     book,
@@ -70,12 +64,11 @@ beforeAll(async () => {
 afterEach(async () => {
   sandbox.reset();
   told = [];
-  await sql`TRUNCATE payments, purchase_events, purchase_checkouts, purchases`.execute(ledger.db);
+  await ledger.empty();
 });
 afterAll(async () => {
   await client.close();
   await sandbox.close();
-  await ledger.close();
 });
 
 /** Open purchases due by `at` whose lease is free, as reconciliation would find them. */
