@@ -1,7 +1,6 @@
 // The tests' PostgreSQL: one server of the run's own (started by test/support/postgres-setup.ts,
 // its URL handed over in TEST_POSTGRES_URL), and a fresh database for each test file.
 import pg from "pg";
-import type { LedgerTarget } from "../../src/adapters/ledger/connection.js";
 
 const serverUrl = () => {
   const url = process.env.TEST_POSTGRES_URL;
@@ -22,26 +21,4 @@ export async function createDatabase(url: string, name: string): Promise<string>
   const target = new URL(url);
   target.pathname = `/${database}`;
   return target.toString();
-}
-
-/**
- * The two engines a ledger suite runs on (for `describe.each`): a fresh database on the run's
- * PostgreSQL server, and PGlite in memory.
- */
-export function ledgerEngines(
-  name: string,
-  poolSize = 10,
-): [string, () => Promise<LedgerTarget>][] {
-  return [
-    [
-      "PostgreSQL",
-      async () => ({
-        kind: "postgres",
-        url: await testDatabase(name),
-        poolSize,
-        statementTimeoutMs: 5_000,
-      }),
-    ],
-    ["PGlite", async () => ({ kind: "embedded", dataDir: null })],
-  ];
 }
