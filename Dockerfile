@@ -33,7 +33,7 @@ RUN apt-get update \
 ENV NODE_ENV=production HTTP_PORT=8080
 WORKDIR /app
 # Without DATABASE_URL the ledger is embedded (one instance only): its files go to /data, where
-# a volume belongs. Production runs PostgreSQL (README, "The ledger").
+# a volume belongs. Production runs PostgreSQL (docs/operations.md, "The ledger").
 RUN mkdir -p /data && chown node:node /data
 ENV DATA_DIR=/data
 COPY package.json package-lock.json ./

@@ -390,7 +390,7 @@ const environment = variables.superRefine((e, context) => {
   }
 });
 
-/** The names of every variable the bot reads (the README's table lists exactly these). */
+/** The names of every variable the bot reads (docs/operations.md's table lists exactly these). */
 export const CONFIG_VARIABLES = Object.keys(variables.shape);
 
 /**

@@ -8,7 +8,7 @@ function loadConfigOrExit() {
     return loadConfig();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\nSee README.md, "Configuration".\n`);
+    process.stderr.write(`${error.message}\nSee docs/operations.md, "Configuration".\n`);
     process.exit(1);
   }
 }

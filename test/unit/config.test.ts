@@ -347,12 +347,12 @@ describe("the bot process with a private chat among the support chats", () => {
   });
 });
 
-describe("the README's configuration table", () => {
+describe("the configuration table in docs/operations.md", () => {
   /** The variable names in the first column of the table under "## Configuration". */
   function documentedVariables(): string[] {
-    const readme = readFileSync("README.md", "utf8");
-    const section = readme.split(/^## /m).find((part) => part.startsWith("Configuration"));
-    if (!section) throw new Error('README.md has no "## Configuration" section');
+    const guide = readFileSync("docs/operations.md", "utf8");
+    const section = guide.split(/^## /m).find((part) => part.startsWith("Configuration"));
+    if (!section) throw new Error('docs/operations.md has no "## Configuration" section');
     return [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((match) => match[1] ?? "");
   }
 

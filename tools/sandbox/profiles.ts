@@ -29,7 +29,7 @@ interface ForeignFailure {
   bare?: true;
 }
 
-/** The foreign profile's refusals, one per failure the sandbox knows (README lists them). */
+/** The foreign refusals, one per failure the sandbox knows (docs/development.md lists them). */
 export const FOREIGN_FAILURES: Record<FailureCode, ForeignFailure> = {
   SBX_ROUTE_NOT_FOUND: { http: 404, code: "", message: null, html: true },
   SBX_UNAUTHORIZED: { http: 401, code: "", message: null, html: true },
