@@ -7,16 +7,15 @@ import type { Reminder } from "../../../domain/reminders.js";
 import type { PurchaseIntent } from "../../../domain/topup.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
+import { FLOW_VERSION, type MenuAction } from "../../session.js";
 import { startTopupKeyboard } from "../../shared/callback-data.js";
 import { editQuietly } from "../../shared/edit.js";
 import { newFlowId } from "../../shared/flow.js";
 import { localeOf } from "../../shared/i18n.js";
 import type { Translate } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
-import type { MenuAction } from "./callback-data.js";
 import {
   checkoutOf,
-  FLOW_VERSION,
   type Journey,
   journeyFromOffer,
   type Listing,
