@@ -66,7 +66,7 @@ import { BroadcastSender } from "./domain/broadcast.js";
 import { LookupLimit } from "./domain/lookup-limit.js";
 import { OutcomeTeller } from "./domain/outcomes.js";
 import type { PaymentSystem } from "./domain/payment.js";
-import { ConfirmationNotKept, PaymentService } from "./domain/payments.js";
+import { ConfirmationNotKept, PaymentService } from "./domain/payment-service.js";
 import { ProviderHealth } from "./domain/provider-health.js";
 import { PurchaseBook } from "./domain/purchase-book.js";
 import { Reconciler } from "./domain/reconciler.js";

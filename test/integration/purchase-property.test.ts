@@ -13,7 +13,7 @@ import { TransportFailure } from "../../src/adapters/provider/transport.js";
 import type { PackageOffer, Transaction } from "../../src/domain/model.js";
 import { OutcomeTeller } from "../../src/domain/outcomes.js";
 import type { PaymentJournal, PaymentSystem, ReceivedPayment } from "../../src/domain/payment.js";
-import { PaymentService } from "../../src/domain/payments.js";
+import { PaymentService } from "../../src/domain/payment-service.js";
 import type { ProviderPort } from "../../src/domain/ports.js";
 import {
   ProviderRejectedError,
