@@ -19,6 +19,7 @@ import type { Logger } from "./adapters/logger.js";
 import { Metrics } from "./adapters/metrics.js";
 import { FilePaymentJournal } from "./adapters/payments/journal.js";
 import { KhaltiPayments } from "./adapters/payments/khalti.js";
+import { TelegramPayments } from "./adapters/payments/telegram-payments.js";
 import { ProviderClient } from "./adapters/provider/client.js";
 import {
   BroadcastQueue,
@@ -209,7 +210,9 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const paymentSystem: PaymentSystem | undefined =
     payment &&
     (payment.method === "telegram"
-      ? new TelegramInvoices(outsideApi, payment.providerToken, i18n, formatter)
+      ? new TelegramPayments(
+          new TelegramInvoices(outsideApi, payment.providerToken, i18n, formatter),
+        )
       : new KhaltiPayments(
           {
             baseUrl: payment.baseUrl,
