@@ -51,10 +51,11 @@ import { TelegramInvoices } from "./bot/features/payments/invoices.js";
 import { khaltiReturnPage } from "./bot/features/payments/khalti-return.js";
 import { TelegramPaymentLinks } from "./bot/features/payments/payment-links.js";
 import { TelegramRefundChannel } from "./bot/features/payments/refund-channel.js";
+import { TelegramReminders } from "./bot/features/reminders/delivery.js";
 import { DailyReports } from "./bot/features/report/daily.js";
 import { sendDailyReport } from "./bot/features/report/delivery.js";
+import { renewButton } from "./bot/features/topup/callback-data.js";
 import { TelegramOutcomes } from "./bot/features/topup/outcomes.js";
-import { TelegramReminders } from "./bot/features/topup/reminder-delivery.js";
 import { Poller } from "./bot/polling.js";
 import { TelegramAlerts } from "./bot/shared/alerts.js";
 import { configureApi } from "./bot/shared/api.js";
@@ -185,7 +186,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const reminders = new ReminderSender(
     reminderStore,
     provider,
-    new TelegramReminders(outsideApi, i18n, formatter),
+    new TelegramReminders(outsideApi, i18n, formatter, renewButton),
     logger,
     { pollMs: 30_000, onResult: (result) => metrics.reminders.inc({ result }) },
   );

@@ -152,11 +152,12 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
       ],
     }),
   );
-  const topup = createTopup(deps, purchases);
+  const reminders = createReminders(deps);
+  const topup = createTopup(deps, purchases, reminders.remind);
   if (paying) bot.use(createPayments(deps, payments, refunds, paying.minorDigits));
   bot.use(topup.composer);
   bot.use(createHistory(deps));
-  bot.use(createReminders(deps));
+  bot.use(reminders.composer);
   bot.use(createBroadcast(deps));
   bot.use(createReport(deps));
   bot.use(start, createLanguage(topup.showCurrentScreen), createCancel(deps));

@@ -138,3 +138,7 @@ export const topupButtons = callbackCodec<TopupButton>(
 
 export const menuButton = (journeyId: string, action: MenuAction) =>
   topupButtons.encode({ kind: "menu", journeyId, action });
+
+/** Renew under a reminder (features/reminders/delivery.ts draws it): that bouquet, confirmed. */
+export const renewButton = (reminderId: string) =>
+  topupButtons.encode({ kind: "renew-reminder", id: reminderId });

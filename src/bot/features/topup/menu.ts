@@ -23,10 +23,18 @@ import {
   placeOf,
 } from "./journey.js";
 import type { PurchaseRunner } from "./purchase.js";
-import { remindersFor } from "./reminder-times.js";
 import { confirmView, listView, overviewView, type View } from "./views.js";
 
-export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
+/**
+ * Sets reminders for one subscription of the tapping user; returns what to tell them (the
+ * reminders feature's, handed in by bot.ts).
+ */
+export type Remind = (
+  ctx: BotContext,
+  what: Pick<Reminder, "cuid" | "connection" | "bouquet" | "end">,
+) => Promise<string>;
+
+export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Remind) {
   /** Subscribers pay in the bot: Confirm says what it costs and sends the invoice. */
   const paid = { paid: deps.payments !== undefined };
   /**
@@ -98,30 +106,6 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     await ctx.api
       .editMessageText(chatId, place.menuMessageId, view.text, { reply_markup: view.keyboard })
       .catch((error: unknown) => deps.logger.debug({ err: error }, "could not redraw the menu"));
-  }
-
-  /**
-   * Reminders for one subscription of the tapping user, at its end minus each configured
-   * number of days; returns what to tell them.
-   */
-  async function remind(
-    ctx: BotContext,
-    what: Pick<Reminder, "cuid" | "connection" | "bouquet" | "end">,
-  ): Promise<string> {
-    const t: Translate = (key, variables) => ctx.t(key, variables);
-    const user = ctx.from?.id ?? 0;
-    const locale = localeOf(ctx);
-    const zone = deps.config.provider.timeZone;
-    const base = { ...what, user, language: locale };
-    const reminders = remindersFor(base, deps.config.reminderDaysBefore, zone, deps.now());
-    if (reminders.length === 0) return t("reminder-too-late");
-    const perUser = deps.config.remindersPerUser;
-    if (!(await deps.reminders.add(reminders, perUser))) {
-      return t("reminder-too-many", { count: perUser });
-    }
-    deps.wakeReminders();
-    const fmt = deps.formatter(locale);
-    return t("reminder-set", { dates: reminders.map((r) => fmt.moment(r.fireAt)).join(", ") });
   }
 
   /** A reminder's Renew: a fresh listing, straight to the confirm screen of that bouquet. */
@@ -279,5 +263,5 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     await editQuietly(ctx, `${summary.text}\n\n<i>${t("processing-message")}</i>`);
   }
 
-  return { handle, showAgain, remind, renewFromReminder };
+  return { handle, showAgain, renewFromReminder };
 }
