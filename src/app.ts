@@ -13,7 +13,7 @@ import {
   isUnreachable as ledgerUnreachable,
 } from "./adapters/ledger/connection.js";
 import { RedisPurchaseImport } from "./adapters/ledger/import-from-redis.js";
-import { LedgerPurchases } from "./adapters/ledger/purchases.js";
+import { LedgerPurchases } from "./adapters/ledger/purchase-store.js";
 import { LedgerReports } from "./adapters/ledger/reports.js";
 import type { Logger } from "./adapters/logger.js";
 import { Metrics } from "./adapters/metrics.js";

@@ -13,7 +13,7 @@ export interface ReceivedPayment {
   charge: PaymentCharge;
 }
 
-/** The ledger's payments (adapters/ledger/purchases.ts): each method is one transaction. */
+/** The ledger's payments (adapters/ledger/payment-ledger.ts): each method is one transaction. */
 export interface PaymentLedger {
   /**
    * Records a payment confirmation, once per charge id: the purchase it pays for becomes paid

@@ -5,7 +5,7 @@
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
-import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
+import { LedgerPurchases } from "../../src/adapters/ledger/purchase-store.js";
 import type { ReceivedPayment } from "../../src/domain/payment.js";
 import type { Purchase } from "../../src/domain/purchase.js";
 import { captureLogs } from "../support/log-capture.js";

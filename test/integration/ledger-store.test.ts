@@ -4,7 +4,7 @@
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
-import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
+import { LedgerPurchases } from "../../src/adapters/ledger/purchase-store.js";
 import { type Purchase, StaleWriteError } from "../../src/domain/purchase.js";
 import { advance } from "../../src/domain/purchase-machine.js";
 import { captureLogs } from "../support/log-capture.js";

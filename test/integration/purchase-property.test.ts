@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
-import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
+import { LedgerPurchases } from "../../src/adapters/ledger/purchase-store.js";
 import { TransportFailure } from "../../src/adapters/provider/transport.js";
 import type { PackageOffer, Transaction } from "../../src/domain/model.js";
 import { OutcomeTeller } from "../../src/domain/outcomes.js";

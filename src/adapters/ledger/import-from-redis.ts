@@ -7,7 +7,7 @@ import type { Redis } from "ioredis";
 import type { Log } from "../../domain/ports.js";
 import type { Purchase } from "../../domain/purchase.js";
 import { RELEASE } from "../redis/lease.js";
-import type { LedgerPurchases } from "./purchases.js";
+import type { LedgerPurchases } from "./purchase-store.js";
 
 /** The record as the previous release wrote it: the ledger's, plus its earlier checkout ids. */
 type RedisPurchase = Purchase & { earlierCheckouts?: string[] };
