@@ -78,6 +78,12 @@ export function journeyFromOffer(
   };
 }
 
+/**
+ * The purchase a confirm screen leads to: one id per journey and bouquet, so that a second
+ * Confirm, or the same update again, is the same purchase.
+ */
+export const intentIdOf = (journeyId: string, bouquet: number) => `${journeyId}-${bouquet}`;
+
 export const checkoutOf = (journey: Journey): Checkout => ({
   id: journey.checkout.id,
   issuedAt: new Date(journey.checkout.issuedAt),

@@ -14,6 +14,7 @@ import { newFlowId } from "../../shared/flow.js";
 import { localeOf } from "../../shared/i18n.js";
 import type { Translate } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
+import { confirmScreen } from "./confirm-screen.js";
 import {
   checkoutOf,
   type Journey,
@@ -118,12 +119,10 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
     const journey: Journey = { ...listed, fromReminder: true };
     const index = journey.bouquets.findIndex((b) => b.code === reminder.bouquet.code);
     const fmt = deps.formatter(localeOf(ctx));
-    const back = { op: "overview" } as const;
-    let view: { text: string; keyboard: InlineKeyboard };
-    if (index >= 0) {
-      journey.selected = { bouquet: index, intentId: `${journey.id}-${index}`, back };
-      view = confirmView(journey, index, back, t, fmt, paid);
-    } else view = overviewView(journey, t, fmt, now);
+    const view =
+      index >= 0
+        ? confirmScreen(journey, index, { op: "overview" }, t, fmt, paid)
+        : overviewView(journey, t, fmt, now);
     const sent = await ctx.reply(view.text, { reply_markup: view.keyboard });
     journey.menuMessageId = sent.message_id;
     await deps.listings.put(journey.id, listingOf(journey));
@@ -209,13 +208,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
           return;
         }
         const back = journey.view ?? { op: "overview" };
-        journey.selected = {
-          bouquet: action.bouquet,
-          intentId: `${journey.id}-${action.bouquet}`,
-          back,
-        };
-        const view = confirmView(journey, action.bouquet, back, t, fmt, paid);
-        await showing(ctx, view);
+        await showing(ctx, confirmScreen(journey, action.bouquet, back, t, fmt, paid));
         return;
       }
       case "confirm":
