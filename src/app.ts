@@ -13,12 +13,13 @@ import {
   isUnreachable as ledgerUnreachable,
 } from "./adapters/ledger/connection.js";
 import { RedisPurchaseImport } from "./adapters/ledger/import-from-redis.js";
-import { LedgerPurchases } from "./adapters/ledger/purchases.js";
+import { LedgerPurchases } from "./adapters/ledger/purchase-store.js";
 import { LedgerReports } from "./adapters/ledger/reports.js";
 import type { Logger } from "./adapters/logger.js";
 import { Metrics } from "./adapters/metrics.js";
 import { FilePaymentJournal } from "./adapters/payments/journal.js";
 import { KhaltiPayments } from "./adapters/payments/khalti.js";
+import { TelegramPayments } from "./adapters/payments/telegram-payments.js";
 import { ProviderClient } from "./adapters/provider/client.js";
 import {
   BroadcastQueue,
@@ -45,17 +46,18 @@ import { RedisUpdateGate } from "./adapters/redis/update-gate.js";
 import { ALLOWED_UPDATES, createBot } from "./bot/bot.js";
 import { registerCommands } from "./bot/commands.js";
 import type { BotDeps } from "./bot/deps.js";
-import { TelegramAlerts } from "./bot/features/alerts/index.js";
 import { TelegramBroadcastPorts } from "./bot/features/broadcast/delivery.js";
 import { TelegramInvoices } from "./bot/features/payments/invoices.js";
 import { khaltiReturnPage } from "./bot/features/payments/khalti-return.js";
 import { TelegramPaymentLinks } from "./bot/features/payments/payment-links.js";
 import { TelegramRefundChannel } from "./bot/features/payments/refund-channel.js";
+import { TelegramReminders } from "./bot/features/reminders/delivery.js";
 import { DailyReports } from "./bot/features/report/daily.js";
 import { sendDailyReport } from "./bot/features/report/delivery.js";
+import { renewButton } from "./bot/features/topup/callback-data.js";
 import { TelegramOutcomes } from "./bot/features/topup/outcomes.js";
-import { TelegramReminders } from "./bot/features/topup/reminder-delivery.js";
 import { Poller } from "./bot/polling.js";
+import { TelegramAlerts } from "./bot/shared/alerts.js";
 import { configureApi } from "./bot/shared/api.js";
 import { isPaymentConfirmation } from "./bot/shared/confirmation-hold.js";
 import { Translator } from "./bot/shared/i18n.js";
@@ -66,7 +68,7 @@ import { BroadcastSender } from "./domain/broadcast.js";
 import { LookupLimit } from "./domain/lookup-limit.js";
 import { OutcomeTeller } from "./domain/outcomes.js";
 import type { PaymentSystem } from "./domain/payment.js";
-import { ConfirmationNotKept, PaymentService } from "./domain/payments.js";
+import { ConfirmationNotKept, PaymentService } from "./domain/payment-service.js";
 import { ProviderHealth } from "./domain/provider-health.js";
 import { PurchaseBook } from "./domain/purchase-book.js";
 import { Reconciler } from "./domain/reconciler.js";
@@ -184,7 +186,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const reminders = new ReminderSender(
     reminderStore,
     provider,
-    new TelegramReminders(outsideApi, i18n, formatter),
+    new TelegramReminders(outsideApi, i18n, formatter, renewButton),
     logger,
     { pollMs: 30_000, onResult: (result) => metrics.reminders.inc({ result }) },
   );
@@ -209,7 +211,9 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const paymentSystem: PaymentSystem | undefined =
     payment &&
     (payment.method === "telegram"
-      ? new TelegramInvoices(outsideApi, payment.providerToken, i18n, formatter)
+      ? new TelegramPayments(
+          new TelegramInvoices(outsideApi, payment.providerToken, i18n, formatter),
+        )
       : new KhaltiPayments(
           {
             baseUrl: payment.baseUrl,

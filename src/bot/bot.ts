@@ -19,9 +19,9 @@ import { createReport } from "./features/report/index.js";
 import { start } from "./features/start/index.js";
 import { createSupport } from "./features/support/index.js";
 import { createTopup } from "./features/topup/index.js";
-import { FLOW_VERSION } from "./features/topup/journey.js";
 import type { TelegramOutcomes } from "./features/topup/outcomes.js";
 import { PurchaseRunner } from "./features/topup/purchase.js";
+import { FLOW_VERSION } from "./session.js";
 import { configureApi } from "./shared/api.js";
 import { ConfirmationHold, isPaymentConfirmation } from "./shared/confirmation-hold.js";
 import { errorBoundary } from "./shared/error-boundary.js";
@@ -152,11 +152,12 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
       ],
     }),
   );
-  const topup = createTopup(deps, purchases);
+  const reminders = createReminders(deps);
+  const topup = createTopup(deps, purchases, reminders.remind);
   if (paying) bot.use(createPayments(deps, payments, refunds, paying.minorDigits));
   bot.use(topup.composer);
   bot.use(createHistory(deps));
-  bot.use(createReminders(deps));
+  bot.use(reminders.composer);
   bot.use(createBroadcast(deps));
   bot.use(createReport(deps));
   bot.use(start, createLanguage(topup.showCurrentScreen), createCancel(deps));

@@ -1,6 +1,6 @@
 import type { ConversationFlavor } from "@grammyjs/conversations";
 import type { Context, SessionFlavor } from "grammy";
-import type { Place } from "./features/topup/journey.js";
+import type { Place } from "./session.js";
 import type { Translate } from "./shared/labels.js";
 
 export const LOCALES = ["en", "ne"] as const;

@@ -3,7 +3,7 @@ import type { Metrics } from "../adapters/metrics.js";
 import type { Config } from "../config.js";
 import type { BroadcastContent, BroadcastStore } from "../domain/broadcast.js";
 import type { LookupLimit } from "../domain/lookup-limit.js";
-import type { PaymentService } from "../domain/payments.js";
+import type { PaymentService } from "../domain/payment-service.js";
 import type { ProviderPort } from "../domain/ports.js";
 import type { PurchaseStore } from "../domain/purchase.js";
 import type { RefundDesk } from "../domain/refunds.js";

@@ -1,7 +1,7 @@
 // What a payment is to the domain, whatever system took it: the amount asked in the currency's
 // minor units, the references the payment system gave, and the port each system implements.
 import type { Amount } from "./money.js";
-import type { Claim, PaymentCharge, PaymentMethod, Purchase } from "./purchase.js";
+import type { Claim, PaymentCharge, PaymentMethod, Purchase, PurchasePayment } from "./purchase.js";
 
 /** A confirmation from the payment system itself, as received. */
 export interface ReceivedPayment {
@@ -13,7 +13,7 @@ export interface ReceivedPayment {
   charge: PaymentCharge;
 }
 
-/** The ledger's payments (adapters/ledger/purchases.ts): each method is one transaction. */
+/** The ledger's payments (adapters/ledger/payment-ledger.ts): each method is one transaction. */
 export interface PaymentLedger {
   /**
    * Records a payment confirmation, once per charge id: the purchase it pays for becomes paid
@@ -73,6 +73,13 @@ export interface PaymentSystem {
   refund?(refund: Refund): Promise<"refunded" | "refused">;
   /** The system holds a payment (Khalti's Pending): tells the buyer to wait, not to pay again. */
   pending?(purchase: Purchase): Promise<void>;
+}
+
+/** Telegram's invoice in its buyer's chat: sent, and deleted (a deleted invoice cannot be paid). */
+export interface InvoiceChannel {
+  /** Sends the invoice asking for `payment`; returns the message's handle (opaque). */
+  send(purchase: Purchase, payment: PurchasePayment): Promise<string>;
+  delete(purchase: Purchase, handle: string): Promise<void>;
 }
 
 /** Shows a payment system's link to its buyer (the chat's buttons), and takes it away. */

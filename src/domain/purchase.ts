@@ -149,8 +149,8 @@ export class StaleWriteError extends Error {
 }
 
 /**
- * The ledger of purchases (adapters/ledger/purchases.ts): a phase is written in one transaction,
- * and only over the version it was read at.
+ * The ledger of purchases (adapters/ledger/purchase-store.ts): a phase is written in one
+ * transaction, and only over the version it was read at.
  */
 export interface PurchaseStore {
   /**

@@ -1,7 +1,7 @@
 // Where a refund is issued. A payment is owed back only when its top-up certainly did not
 // happen (topup.ts decides: refused twice, offer changed, bouquet gone, paused past the
-// window) or when it paid for nothing (payments.ts). A system that refunds through its API
-// (Khalti) is asked here, each call counted in the ledger before it leaves, retried with
+// window) or when it paid for nothing (payment-service.ts). A system that refunds through its
+// API (Khalti) is asked here, each call counted in the ledger before it leaves, retried with
 // backoff and, after a few failures, left to a person. Telegram's Bot API cannot refund a card
 // payment, so a person refunds it through the payment provider and records it here: marked
 // once (the ledger refuses a second time), with who and when, and the buyer is told.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FLOW_VERSION } from "../../src/bot/features/topup/journey.js";
+import { FLOW_VERSION } from "../../src/bot/session.js";
 import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
 import { testRedis } from "../support/redis.js";

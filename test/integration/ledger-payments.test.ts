@@ -4,7 +4,7 @@
 // refund calls are counted; the database refuses a top-up or refund without a recorded charge.
 import { sql } from "kysely";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
+import { LedgerPurchases } from "../../src/adapters/ledger/purchase-store.js";
 import type { ReceivedPayment } from "../../src/domain/payment.js";
 import type { Purchase } from "../../src/domain/purchase.js";
 import { LEDGER_ENGINES, testLedger } from "../support/ledger-fixture.js";

@@ -3,7 +3,7 @@
 // to one purchase; every change of phase leaves an event; replicas claim different purchases.
 import { sql } from "kysely";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
+import { LedgerPurchases } from "../../src/adapters/ledger/purchase-store.js";
 import { type Purchase, StaleWriteError } from "../../src/domain/purchase.js";
 import { advance } from "../../src/domain/purchase-machine.js";
 import { LEDGER_ENGINES, testLedger } from "../support/ledger-fixture.js";

@@ -6,12 +6,12 @@
 // refund, once the outside world answers again.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
+import { LedgerPurchases } from "../../src/adapters/ledger/purchase-store.js";
 import { TransportFailure } from "../../src/adapters/provider/transport.js";
 import type { PackageOffer, Transaction } from "../../src/domain/model.js";
 import { OutcomeTeller } from "../../src/domain/outcomes.js";
 import type { PaymentJournal, PaymentSystem, ReceivedPayment } from "../../src/domain/payment.js";
-import { PaymentService } from "../../src/domain/payments.js";
+import { PaymentService } from "../../src/domain/payment-service.js";
 import type { ProviderPort } from "../../src/domain/ports.js";
 import {
   ProviderRejectedError,

@@ -3,7 +3,7 @@
 
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LedgerPurchases } from "../../src/adapters/ledger/purchases.js";
+import { LedgerPurchases } from "../../src/adapters/ledger/purchase-store.js";
 import { ProviderClient } from "../../src/adapters/provider/client.js";
 import { OutcomeTeller } from "../../src/domain/outcomes.js";
 import type { Purchase } from "../../src/domain/purchase.js";

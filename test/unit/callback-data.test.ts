@@ -1,11 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { broadcastButtons } from "../../src/bot/features/broadcast/callback-data.js";
 import { refreshButtons } from "../../src/bot/features/support/callback-data.js";
-import {
-  type MenuAction,
-  type TopupButton,
-  topupButtons,
-} from "../../src/bot/features/topup/callback-data.js";
+import { type TopupButton, topupButtons } from "../../src/bot/features/topup/callback-data.js";
+import type { MenuAction } from "../../src/bot/session.js";
 import {
   callbackCodec,
   entryButtons,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { reminderTimes } from "../../src/bot/features/topup/reminder-times.js";
+import { reminderTimes } from "../../src/bot/features/reminders/times.js";
 
 describe("reminder times", () => {
   it("count days in the provider's zone, not 24-hour steps, and skip what is past", () => {

@@ -2,15 +2,31 @@
 // is taken into the ledger (open ones are then finished by reconciliation as usual) and
 // removed from Redis. A record whose Redis lease is held (an instance of the previous release
 // is still working on it) is left for a later pass, so that nobody resolves it under its feet.
+// Only when that release's indices exist is Redis scanned: one EXISTS at every other start.
+//
+// One-time: this module, its call at start and the ledger's `adopt` (purchase-store.ts) go once
+// every deployment has run this release and its import has finished (no "purchases taken over
+// from Redis" line with `left` above 0 after the last one, or none at all).
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Log } from "../../domain/ports.js";
 import type { Purchase } from "../../domain/purchase.js";
 import { RELEASE } from "../redis/lease.js";
-import type { LedgerPurchases } from "./purchases.js";
+import type { LedgerPurchases } from "./purchase-store.js";
 
 /** The record as the previous release wrote it: the ledger's, plus its earlier checkout ids. */
 type RedisPurchase = Purchase & { earlierCheckouts?: string[] };
+
+/**
+ * KEYS: open, untold, recent. ARGV: the records' key prefix. The indices go, unless a record
+ * listed in `recent` is there: an instance of the previous release created it after the scan,
+ * and the indices are how the next start knows to look again.
+ */
+const DROP_INDICES = `
+for _, id in ipairs(redis.call("LRANGE", KEYS[3], 0, -1)) do
+  if redis.call("EXISTS", ARGV[1] .. id) == 1 then return 0 end
+end
+return redis.call("DEL", KEYS[1], KEYS[2], KEYS[3])`;
 
 export class RedisPurchaseImport {
   constructor(
@@ -23,6 +39,9 @@ export class RedisPurchaseImport {
 
   /** Imports what can be; returns how many records are still left in Redis (leased). */
   async run(): Promise<number> {
+    // The previous release wrote every record together with its place in `recent` (and, while
+    // open or untold, in those sets); only dropIndices removes them all.
+    if ((await this.redis.exists(...this.indices())) === 0) return 0;
     let imported = 0;
     let left = 0;
     for await (const keys of this.redis.scanStream({
@@ -77,10 +96,14 @@ export class RedisPurchaseImport {
 
   /** Once every record is in the ledger, the indices that pointed at them go too. */
   private async dropIndices(): Promise<void> {
-    await this.redis.del(
+    await this.redis.eval(DROP_INDICES, 3, ...this.indices(), `${this.prefix}purchase:`);
+  }
+
+  private indices(): [open: string, untold: string, recent: string] {
+    return [
       `${this.prefix}purchases:open`,
       `${this.prefix}purchases:untold`,
       `${this.prefix}purchases:recent`,
-    );
+    ];
   }
 }

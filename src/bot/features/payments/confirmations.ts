@@ -5,7 +5,7 @@
 // anything else; a repeat is known by its charge id in the ledger). Without a session, the
 // buyer's language is their purchase's, else their Telegram client's.
 import { Composer } from "grammy";
-import type { PaymentCheck, PaymentService } from "../../../domain/payments.js";
+import type { PaymentCheck, PaymentService } from "../../../domain/payment-service.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
 import { truncate } from "../../shared/html.js";

@@ -2,7 +2,7 @@
 // paid", and staff's /refunds and refunders' /refunded for the refunds a person makes through
 // the payment provider. Telegram's pre-checkout and confirmation come first: confirmations.ts.
 import { Composer } from "grammy";
-import type { PaymentService } from "../../../domain/payments.js";
+import type { PaymentService } from "../../../domain/payment-service.js";
 import type { RefundDesk } from "../../../domain/refunds.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";

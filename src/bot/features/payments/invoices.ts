@@ -1,10 +1,10 @@
-// Telegram Payments as the domain's payment system: the invoice (within Telegram's limits:
-// title 32 characters, description 255, payload 128 bytes, amounts in minor units), and its
-// withdrawal by deleting the message, so that a cancelled or expired invoice cannot be paid.
+// Telegram's invoice in the buyer's chat (the InvoiceChannel of adapters/payments/
+// telegram-payments.ts), within Telegram's limits: title 32 characters, description 255,
+// amounts in minor units; Pay and Cancel beneath it.
 import { type Api, InlineKeyboard } from "grammy";
 import { parseBouquetName } from "../../../domain/bouquet-name.js";
-import type { PaymentOffer, PaymentSystem } from "../../../domain/payment.js";
-import type { Purchase } from "../../../domain/purchase.js";
+import type { InvoiceChannel } from "../../../domain/payment.js";
+import type { Purchase, PurchasePayment } from "../../../domain/purchase.js";
 import { truncate } from "../../shared/html.js";
 import type { Translator } from "../../shared/i18n.js";
 import { billingLabel, type Translate } from "../../shared/labels.js";
@@ -12,11 +12,9 @@ import { maskedId } from "../../shared/masking.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { invoiceButtons } from "./callback-data.js";
 
-const INVOICE_LIMITS = { title: 32, description: 255, payloadBytes: 128 } as const;
+const INVOICE_LIMITS = { title: 32, description: 255 } as const;
 
-export class TelegramInvoices implements PaymentSystem {
-  readonly method = "telegram" as const;
-
+export class TelegramInvoices implements InvoiceChannel {
   constructor(
     private readonly api: Api,
     private readonly providerToken: string,
@@ -24,12 +22,7 @@ export class TelegramInvoices implements PaymentSystem {
     private readonly formatter: (locale: string) => ValueFormatter,
   ) {}
 
-  async offer(purchase: Purchase): Promise<PaymentOffer> {
-    const payment = purchase.payment;
-    if (!payment) throw new Error("a purchase without a payment has no invoice");
-    if (Buffer.byteLength(purchase.id) > INVOICE_LIMITS.payloadBytes) {
-      throw new RangeError("the purchase id does not fit an invoice payload");
-    }
+  async send(purchase: Purchase, payment: PurchasePayment): Promise<string> {
     const t: Translate = (key, variables) => this.i18n.t(purchase.language, key, variables);
     const fmt = this.formatter(purchase.language);
     const bouquet = parseBouquetName(purchase.bouquet.name);
@@ -64,12 +57,10 @@ export class TelegramInvoices implements PaymentSystem {
           ),
       },
     );
-    return { handle: String(message.message_id) };
+    return String(message.message_id);
   }
 
-  async withdraw(purchase: Purchase): Promise<void> {
-    const offer = purchase.payment?.offer;
-    if (offer === undefined) return;
-    await this.api.deleteMessage(purchase.buyer, Number(offer));
+  async delete(purchase: Purchase, handle: string): Promise<void> {
+    await this.api.deleteMessage(purchase.buyer, Number(handle));
   }
 }

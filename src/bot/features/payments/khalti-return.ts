@@ -5,7 +5,7 @@
 // page is opened, a payment is looked up at most once an interval: the hits in between are told
 // what the last lookup found.
 import type { PaymentLedger } from "../../../domain/payment.js";
-import type { CheckOutcome, PaymentService } from "../../../domain/payments.js";
+import type { CheckOutcome, PaymentService } from "../../../domain/payment-service.js";
 import { escapeHtml } from "../../shared/html.js";
 import type { Translator } from "../../shared/i18n.js";
 

@@ -1,4 +1,6 @@
-// /reminders: the user's expiry reminders still to come, each with a button to cancel it.
+// Expiry reminders in the chat: set from the top-up's "Remind me" buttons (remind, handed to
+// the top-up feature by bot.ts), /reminders with a button to cancel each, and the admins'
+// /reminder_stats. The reminder's message and its Renew button: delivery.ts.
 import { Composer, InlineKeyboard } from "grammy";
 import type { Reminder } from "../../../domain/reminders.js";
 import type { BotContext } from "../../context.js";
@@ -6,7 +8,8 @@ import type { BotDeps } from "../../deps.js";
 import { callbackCodec } from "../../shared/callback-data.js";
 import { escapeHtml } from "../../shared/html.js";
 import { localeOf } from "../../shared/i18n.js";
-import { bouquetTitle, connectionName } from "../../shared/labels.js";
+import { bouquetTitle, connectionName, type Translate } from "../../shared/labels.js";
+import { remindersFor } from "./times.js";
 
 type ReminderButton = { kind: "cancel"; id: string } | { kind: "cancel-all" };
 
@@ -41,7 +44,36 @@ function listView(reminders: Reminder[], ctx: BotContext, deps: BotDeps) {
   return { text: [ctx.t("reminders-title"), ...lines].join("\n"), keyboard };
 }
 
-export function createReminders(deps: BotDeps): Composer<BotContext> {
+export interface Reminders {
+  composer: Composer<BotContext>;
+  /**
+   * Reminders for one subscription of the tapping user, at its end minus each configured
+   * number of days; returns what to tell them.
+   */
+  remind(
+    ctx: BotContext,
+    what: Pick<Reminder, "cuid" | "connection" | "bouquet" | "end">,
+  ): Promise<string>;
+}
+
+export function createReminders(deps: BotDeps): Reminders {
+  const remind: Reminders["remind"] = async (ctx, what) => {
+    const t: Translate = (key, variables) => ctx.t(key, variables);
+    const user = ctx.from?.id ?? 0;
+    const locale = localeOf(ctx);
+    const zone = deps.config.provider.timeZone;
+    const base = { ...what, user, language: locale };
+    const reminders = remindersFor(base, deps.config.reminderDaysBefore, zone, deps.now());
+    if (reminders.length === 0) return t("reminder-too-late");
+    const perUser = deps.config.remindersPerUser;
+    if (!(await deps.reminders.add(reminders, perUser))) {
+      return t("reminder-too-many", { count: perUser });
+    }
+    deps.wakeReminders();
+    const fmt = deps.formatter(locale);
+    return t("reminder-set", { dates: reminders.map((r) => fmt.moment(r.fireAt)).join(", ") });
+  };
+
   const reminders = new Composer<BotContext>();
   const chat = reminders.chatType("private");
 
@@ -74,5 +106,5 @@ export function createReminders(deps: BotDeps): Composer<BotContext> {
     const view = listView(await deps.reminders.ofUser(ctx.from.id), ctx, deps);
     await ctx.editMessageText(view.text, { reply_markup: view.keyboard }).catch(() => undefined);
   });
-  return reminders;
+  return { composer: reminders, remind };
 }

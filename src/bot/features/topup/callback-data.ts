@@ -1,17 +1,8 @@
 // The buttons of the top-up journey. Menu buttons carry the journey's short id and small
 // indices; the journey in the session maps them back to connections and bouquets.
 import type { BouquetFilter } from "../../../domain/catalogue.js";
+import type { MenuAction } from "../../session.js";
 import { callbackCodec, indexPart } from "../../shared/callback-data.js";
-
-export type MenuAction =
-  | { op: "overview" }
-  | { op: "list"; filter: BouquetFilter; page: number }
-  | { op: "pick"; bouquet: number }
-  | { op: "confirm" }
-  | { op: "cancel" }
-  | { op: "noop" }
-  /** "🔔 Remind me" beside a current subscription. */
-  | { op: "remind"; subscription: number };
 
 export type TopupButton =
   | { kind: "menu"; journeyId: string; action: MenuAction }
@@ -147,3 +138,7 @@ export const topupButtons = callbackCodec<TopupButton>(
 
 export const menuButton = (journeyId: string, action: MenuAction) =>
   topupButtons.encode({ kind: "menu", journeyId, action });
+
+/** Renew under a reminder (features/reminders/delivery.ts draws it): that bouquet, confirmed. */
+export const renewButton = (reminderId: string) =>
+  topupButtons.encode({ kind: "renew-reminder", id: reminderId });

@@ -15,7 +15,7 @@ import {
   type Identified,
   identifiedOf,
 } from "./identify.js";
-import { createMenu } from "./menu.js";
+import { createMenu, type Remind } from "./menu.js";
 import type { PurchaseRunner } from "./purchase.js";
 import { savedView } from "./views.js";
 
@@ -67,7 +67,7 @@ export interface Topup {
   showCurrentScreen(ctx: BotContext): Promise<void>;
 }
 
-export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
+export function createTopup(deps: BotDeps, purchases: PurchaseRunner, remind: Remind): Topup {
   const topup = new Composer<BotContext>();
   topup.use(topupAccess(deps));
   // Installed before the commands so that it sees the updates while it waits; it passes
@@ -78,7 +78,7 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
       maxMillisecondsToWait: deps.config.sessionIdleMs,
     }),
   );
-  const menu = createMenu(deps, purchases);
+  const menu = createMenu(deps, purchases, remind);
   const chat = topup.chatType("private");
 
   /** Asks whose package, and offers the connections this user topped up before. */
@@ -130,7 +130,7 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner): Topup {
         const purchase = await deps.purchases.byReference(button.reference);
         const end = purchase?.renewedUntil?.at;
         if (purchase?.buyer !== ctx.from.id || end == null) break;
-        const answer = await menu.remind(ctx, {
+        const answer = await remind(ctx, {
           cuid: purchase.customer.cuid,
           connection: purchase.connection,
           bouquet: { code: purchase.bouquet.code, name: purchase.bouquet.name },

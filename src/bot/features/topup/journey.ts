@@ -1,7 +1,8 @@
 // The state of one subscriber's top-up after the connection is chosen: browsing, confirming.
-// Two parts: the place (which screen, what is selected) lives in the chat's session and is
-// small; the listing (customer, connection, checkout, bouquets) is stored once per journey
-// beside it. A restart in the middle of browsing loses neither.
+// Two parts: the place (which screen, what is selected; its type is the session's: session.ts)
+// lives in the chat's session and is small; the listing (customer, connection, checkout,
+// bouquets) is stored once per journey beside it. A restart in the middle of browsing loses
+// neither.
 import { type BouquetFilter, filterOf } from "../../../domain/catalogue.js";
 import type {
   Bouquet,
@@ -11,28 +12,9 @@ import type {
   PackageOffer,
   Subscription,
 } from "../../../domain/model.js";
-import type { MenuAction } from "./callback-data.js";
+import { FLOW_VERSION, type Place } from "../../session.js";
 
-/**
- * Bump when the journey or a conversation (identify, broadcast) changes shape: old ones then
- * expire.
- */
-export const FLOW_VERSION = 6;
 export const PAGE_SIZE = 8;
-
-/** Where the user is in the journey: the chat's session holds this. */
-export interface Place {
-  v: number;
-  id: string;
-  updatedAt: number;
-  menuMessageId?: number;
-  /** The screen shown last (overview or a list page), where Back on the confirm screen leads. */
-  view?: MenuAction;
-  /** Set while the confirm screen is shown. */
-  selected?: { bouquet: number; intentId: string; back: MenuAction };
-  /** Opened from a reminder's Renew button (a renewal that followed a reminder is counted). */
-  fromReminder?: true;
-}
 
 /** What the provider listed for the journey; stored once, read by every tap. */
 export interface Listing {
@@ -95,6 +77,12 @@ export function journeyFromOffer(
     masked,
   };
 }
+
+/**
+ * The purchase a confirm screen leads to: one id per journey and bouquet, so that a second
+ * Confirm, or the same update again, is the same purchase.
+ */
+export const intentIdOf = (journeyId: string, bouquet: number) => `${journeyId}-${bouquet}`;
 
 export const checkoutOf = (journey: Journey): Checkout => ({
   id: journey.checkout.id,

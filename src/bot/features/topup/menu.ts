@@ -7,16 +7,16 @@ import type { Reminder } from "../../../domain/reminders.js";
 import type { PurchaseIntent } from "../../../domain/topup.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
+import { FLOW_VERSION, type MenuAction } from "../../session.js";
 import { startTopupKeyboard } from "../../shared/callback-data.js";
 import { editQuietly } from "../../shared/edit.js";
 import { newFlowId } from "../../shared/flow.js";
 import { localeOf } from "../../shared/i18n.js";
 import type { Translate } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
-import type { MenuAction } from "./callback-data.js";
+import { confirmScreen } from "./confirm-screen.js";
 import {
   checkoutOf,
-  FLOW_VERSION,
   type Journey,
   journeyFromOffer,
   type Listing,
@@ -24,10 +24,18 @@ import {
   placeOf,
 } from "./journey.js";
 import type { PurchaseRunner } from "./purchase.js";
-import { remindersFor } from "./reminder-times.js";
 import { confirmView, listView, overviewView, type View } from "./views.js";
 
-export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
+/**
+ * Sets reminders for one subscription of the tapping user; returns what to tell them (the
+ * reminders feature's, handed in by bot.ts).
+ */
+export type Remind = (
+  ctx: BotContext,
+  what: Pick<Reminder, "cuid" | "connection" | "bouquet" | "end">,
+) => Promise<string>;
+
+export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Remind) {
   /** Subscribers pay in the bot: Confirm says what it costs and sends the invoice. */
   const paid = { paid: deps.payments !== undefined };
   /**
@@ -101,30 +109,6 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
       .catch((error: unknown) => deps.logger.debug({ err: error }, "could not redraw the menu"));
   }
 
-  /**
-   * Reminders for one subscription of the tapping user, at its end minus each configured
-   * number of days; returns what to tell them.
-   */
-  async function remind(
-    ctx: BotContext,
-    what: Pick<Reminder, "cuid" | "connection" | "bouquet" | "end">,
-  ): Promise<string> {
-    const t: Translate = (key, variables) => ctx.t(key, variables);
-    const user = ctx.from?.id ?? 0;
-    const locale = localeOf(ctx);
-    const zone = deps.config.provider.timeZone;
-    const base = { ...what, user, language: locale };
-    const reminders = remindersFor(base, deps.config.reminderDaysBefore, zone, deps.now());
-    if (reminders.length === 0) return t("reminder-too-late");
-    const perUser = deps.config.remindersPerUser;
-    if (!(await deps.reminders.add(reminders, perUser))) {
-      return t("reminder-too-many", { count: perUser });
-    }
-    deps.wakeReminders();
-    const fmt = deps.formatter(locale);
-    return t("reminder-set", { dates: reminders.map((r) => fmt.moment(r.fireAt)).join(", ") });
-  }
-
   /** A reminder's Renew: a fresh listing, straight to the confirm screen of that bouquet. */
   async function renewFromReminder(ctx: BotContext, reminder: Reminder): Promise<void> {
     const t: Translate = (key, variables) => ctx.t(key, variables);
@@ -135,12 +119,10 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     const journey: Journey = { ...listed, fromReminder: true };
     const index = journey.bouquets.findIndex((b) => b.code === reminder.bouquet.code);
     const fmt = deps.formatter(localeOf(ctx));
-    const back = { op: "overview" } as const;
-    let view: { text: string; keyboard: InlineKeyboard };
-    if (index >= 0) {
-      journey.selected = { bouquet: index, intentId: `${journey.id}-${index}`, back };
-      view = confirmView(journey, index, back, t, fmt, paid);
-    } else view = overviewView(journey, t, fmt, now);
+    const view =
+      index >= 0
+        ? confirmScreen(journey, index, { op: "overview" }, t, fmt, paid)
+        : overviewView(journey, t, fmt, now);
     const sent = await ctx.reply(view.text, { reply_markup: view.keyboard });
     journey.menuMessageId = sent.message_id;
     await deps.listings.put(journey.id, listingOf(journey));
@@ -226,13 +208,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
           return;
         }
         const back = journey.view ?? { op: "overview" };
-        journey.selected = {
-          bouquet: action.bouquet,
-          intentId: `${journey.id}-${action.bouquet}`,
-          back,
-        };
-        const view = confirmView(journey, action.bouquet, back, t, fmt, paid);
-        await showing(ctx, view);
+        await showing(ctx, confirmScreen(journey, action.bouquet, back, t, fmt, paid));
         return;
       }
       case "confirm":
@@ -280,5 +256,5 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner) {
     await editQuietly(ctx, `${summary.text}\n\n<i>${t("processing-message")}</i>`);
   }
 
-  return { handle, showAgain, remind, renewFromReminder };
+  return { handle, showAgain, renewFromReminder };
 }

@@ -6,9 +6,10 @@ import type { PurchaseIntent, PurchaseOutcome } from "../../../domain/topup.js";
 import type { BotDeps } from "../../deps.js";
 import { newFlowId } from "../../shared/flow.js";
 import type { Translate } from "../../shared/labels.js";
+import { confirmScreen } from "./confirm-screen.js";
 import { type Journey, journeyFromOffer } from "./journey.js";
 import type { TelegramOutcomes } from "./outcomes.js";
-import { confirmView, overviewView } from "./views.js";
+import { overviewView } from "./views.js";
 
 export class PurchaseRunner {
   private readonly running = new Set<Promise<void>>();
@@ -84,15 +85,13 @@ export class PurchaseRunner {
     let view: ReturnType<typeof overviewView>;
     const current = journey.bouquets[index];
     if (current) {
-      const back = { op: "overview" } as const;
-      journey.selected = { bouquet: index, intentId: `${journey.id}-${index}`, back };
       const note = sameAmount(current.price, intent.bouquet.price)
         ? t("package-changed")
         : t("price-changed", {
             old: fmt.amount(intent.bouquet.price),
             new: fmt.amount(current.price),
           });
-      view = confirmView(journey, index, back, t, fmt, {
+      view = confirmScreen(journey, index, { op: "overview" }, t, fmt, {
         note,
         paid: this.deps.payments !== undefined,
       });

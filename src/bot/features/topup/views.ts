@@ -5,6 +5,7 @@ import { InlineKeyboard } from "grammy";
 import { type BouquetFilter, filtersPresent } from "../../../domain/catalogue.js";
 import type { Bouquet, Connection, Customer } from "../../../domain/model.js";
 import type { SavedConnection } from "../../../domain/saved-connections.js";
+import type { MenuAction } from "../../session.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import {
   billingLabel,
@@ -18,7 +19,7 @@ import {
 } from "../../shared/labels.js";
 import { maskedId, maskedName } from "../../shared/masking.js";
 import type { ValueFormatter } from "../../shared/values.js";
-import { type MenuAction, menuButton, topupButtons } from "./callback-data.js";
+import { menuButton, topupButtons } from "./callback-data.js";
 import { type Journey, paged, pageOf, renewals } from "./journey.js";
 
 export interface View {

@@ -1,12 +1,13 @@
 // Operators are told when the provider refuses our token or stops answering, and when it
-// recovers, and when customer lookups exceed their hourly budget: every admin in a private chat, in their language, and every support group.
+// recovers, and when customer lookups exceed their hourly budget: every admin in a private
+// chat, in their language, and every support group.
 import type { Api } from "grammy";
-import type { LookupAlarm } from "../../../domain/lookup-limit.js";
-import type { Log } from "../../../domain/ports.js";
-import type { AlertChannel, ProviderAlert } from "../../../domain/provider-health.js";
-import type { SubscriberStore } from "../../../domain/subscribers.js";
-import type { Translator } from "../../shared/i18n.js";
-import { type Operators, tellOperators } from "../../shared/operators.js";
+import type { LookupAlarm } from "../../domain/lookup-limit.js";
+import type { Log } from "../../domain/ports.js";
+import type { AlertChannel, ProviderAlert } from "../../domain/provider-health.js";
+import type { SubscriberStore } from "../../domain/subscribers.js";
+import type { Translator } from "./i18n.js";
+import { type Operators, tellOperators } from "./operators.js";
 
 export interface AlertRecipients extends Operators {
   probeSeconds: number;

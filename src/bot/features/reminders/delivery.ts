@@ -1,5 +1,6 @@
 // How a reminder reads in Telegram, with its Renew button; the domain's ReminderSender
-// decides when and whether it is sent.
+// decides when and whether it is sent. Renew opens the top-up feature's journey: its button's
+// data is that feature's, handed in by the composition root.
 import { type Api, GrammyError, InlineKeyboard } from "grammy";
 import type { ProviderTime } from "../../../domain/model.js";
 import type { Reminder, ReminderChannel, ReminderDelivery } from "../../../domain/reminders.js";
@@ -7,13 +8,14 @@ import { escapeHtml } from "../../shared/html.js";
 import type { Translator } from "../../shared/i18n.js";
 import { bouquetTitle, connectionName } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
-import { topupButtons } from "./callback-data.js";
 
 export class TelegramReminders implements ReminderChannel {
   constructor(
     private readonly api: Api,
     private readonly i18n: Translator,
     private readonly formatter: (locale: string) => ValueFormatter,
+    /** The data of a reminder's Renew button. */
+    private readonly renewButton: (reminderId: string) => string,
   ) {}
 
   async send(reminder: Reminder, end: ProviderTime | null): Promise<ReminderDelivery> {
@@ -27,7 +29,7 @@ export class TelegramReminders implements ReminderChannel {
       connection,
       end: fmt.moment(end ?? { at: reminder.end, text: "" }),
     });
-    const renew = topupButtons.encode({ kind: "renew-reminder", id: reminder.id });
+    const renew = this.renewButton(reminder.id);
     try {
       await this.api.sendMessage(reminder.user, text, {
         reply_markup: new InlineKeyboard().text(t("reminder-renew-button", { bouquet }), renew),
