@@ -116,7 +116,7 @@ export class PaymentService {
     private readonly now: Clock = Date.now,
   ) {
     this.replays = new WriteBehind({
-      write: () => this.replayOnce(),
+      write: () => this.replay(),
       waiting: () => this.journaled,
       retryMs: options.retryMs,
       onFailure: (error) => this.log.error({ err: error }, "payment journal not replayed"),
@@ -260,7 +260,7 @@ export class PaymentService {
    * The journal into the ledger (at start, then every `retryMs` while it holds any); what the
    * ledger took leaves the journal. A replay under way is joined, not run twice.
    */
-  private async replayOnce(): Promise<void> {
+  private async replay(): Promise<void> {
     const kept = await this.journal.read();
     if (kept.length === 0) {
       this.journaled = false;
