@@ -22,9 +22,11 @@ module.exports = {
     {
       name: "domain-imports-only-domain",
       severity: "error",
-      comment: "The domain never imports the bot, the adapters, the configuration or the root.",
+      comment:
+        "The domain never imports the bot, the adapters, the configuration or the root (app.ts, " +
+        "lifecycle.ts, wiring/).",
       from: { path: "^src/domain/" },
-      to: { path: "^(src/(bot|adapters)/|src/[^/]+\\.ts$|tools/)" },
+      to: { path: "^(src/(bot|adapters|wiring)/|src/[^/]+\\.ts$|tools/)" },
     },
     {
       name: "features-are-independent",
@@ -55,6 +57,15 @@ module.exports = {
       comment: "Adapters implement the domain's ports; they never import the Telegram layer.",
       from: { path: "^src/adapters/" },
       to: { path: "^src/bot/" },
+    },
+    {
+      name: "only-the-root-wires",
+      severity: "error",
+      comment:
+        "src/wiring/ and src/lifecycle.ts are the composition root's parts: only src/app.ts and " +
+        "they themselves use them; the bot, the adapters and the tools are handed what they need.",
+      from: { path: "^(src|tools)/", pathNot: "^src/(app\\.ts$|lifecycle\\.ts$|wiring/)" },
+      to: { path: "^src/(wiring/|lifecycle\\.ts$)" },
     },
     {
       name: "product-never-imports-tools",

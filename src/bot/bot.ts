@@ -4,6 +4,7 @@ import { type ConversationData, conversations } from "@grammyjs/conversations";
 import { limit } from "@grammyjs/ratelimiter";
 import { sequentialize } from "@grammyjs/runner";
 import { Bot, type Context } from "grammy";
+import { TaskGroup } from "../domain/task-group.js";
 import type { BotContext, FlowContext } from "./context.js";
 import type { BotDeps } from "./deps.js";
 import { createBroadcast } from "./features/broadcast/index.js";
@@ -57,12 +58,10 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   // Updates under way, however they came, so that a stop waits for each to write its session
   // and free its chat before Redis closes (otherwise the chat's next update waits for the
   // chat's lock to lapse).
-  const underWay = new Set<Promise<void>>();
+  const underWay = new TaskGroup();
   bot.use((_ctx, next) => {
     const handled = next();
-    const done = () => underWay.delete(handled);
-    underWay.add(handled);
-    handled.then(done, done);
+    underWay.track(handled);
     return handled;
   });
 
@@ -173,8 +172,5 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
       isStoreFailure: deps.isStoreFailure,
     }),
   );
-  const settled = async () => {
-    while (underWay.size > 0) await Promise.allSettled([...underWay]);
-  };
-  return { bot, purchases, settled };
+  return { bot, purchases, settled: () => underWay.drain() };
 }

@@ -3,7 +3,7 @@
 // the purchase itself, reconciliation, another instance.
 import { listedEnd } from "./listed-end.js";
 import type { Log, ProviderPort } from "./ports.js";
-import { isUntold, type Purchase, StaleWriteError } from "./purchase.js";
+import { isUntold, type Purchase, type PurchasePhase, StaleWriteError } from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
 import { type SavedConnectionStore, shortCustomerName } from "./saved-connections.js";
 
@@ -18,15 +18,14 @@ export interface AfterCharge {
   provider?: Pick<ProviderPort, "getPackages">;
   /** Where a connection topped up successfully is remembered for its buyer. */
   saved?: SavedConnectionStore;
-  /** Called once a charged purchase was told (counts renewals that followed a reminder). */
-  onCharged?: (purchase: Purchase) => void;
-  /** Called once a purchase owed back was told (operators are alerted). */
-  onRefundDue?: (purchase: Purchase) => Promise<void>;
-  /** Called once "still checking" was told after the verify window (operators are alerted). */
-  onUnknown?: (purchase: Purchase) => Promise<void>;
 }
 
+/** What follows once a purchase was told; `tell` waits for it. */
+export type ToldListener = (purchase: Purchase) => void | Promise<void>;
+
 export class OutcomeTeller {
+  private readonly listeners = new Map<PurchasePhase, ToldListener[]>();
+
   constructor(
     private readonly book: PurchaseBook,
     private readonly channel: OutcomeChannel,
@@ -71,10 +70,17 @@ export class OutcomeTeller {
       if (!(error instanceof StaleWriteError)) throw error;
       this.log.info({ purchaseId: purchase.id }, "told a purchase that has moved on since");
     }
-    if (purchase.phase === "charged") this.after.onCharged?.(purchase);
-    if (purchase.phase === "refund-due") await this.after.onRefundDue?.(purchase);
-    if (purchase.phase === "unknown") await this.after.onUnknown?.(purchase);
+    for (const listener of this.listeners.get(purchase.phase) ?? []) await listener(purchase);
     return true;
+  }
+
+  /**
+   * `listener` runs each time a purchase in `phase` was told: a charged one counts a renewal, a
+   * refund-due one is refunded, an unknown one alerts operators. An event, not a constructor
+   * argument: the refund desk that listens tells through this teller too.
+   */
+  whenTold(phase: PurchasePhase, listener: ToldListener): void {
+    this.listeners.set(phase, [...(this.listeners.get(phase) ?? []), listener]);
   }
 
   /** Offered again on the buyer's next /topup; a failure here costs only that convenience. */

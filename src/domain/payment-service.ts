@@ -25,7 +25,9 @@ import {
 import type { PurchaseBook } from "./purchase-book.js";
 import { advance } from "./purchase-machine.js";
 import type { RefundDesk } from "./refunds.js";
+import { TaskGroup } from "./task-group.js";
 import type { PurchaseIntent, TopupService } from "./topup.js";
+import { WriteBehind } from "./write-behind.js";
 
 export interface PaymentOptions {
   currency: string;
@@ -94,10 +96,9 @@ const settledCheck = (purchase: Purchase | null): CheckOutcome | null => {
 export class PaymentService {
   /** Whether the journal may hold confirmations (replayed until it is empty). */
   private journaled = false;
-  private replaying: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-  private readonly running = new Set<Promise<void>>();
+  private readonly replays: WriteBehind;
+  /** Paid top-ups under way. */
+  private readonly running: TaskGroup;
   /** Purchases whose buyer was told their payment is held (Pending). */
   private readonly saidPending = new Set<string>();
 
@@ -113,7 +114,15 @@ export class PaymentService {
     private readonly options: PaymentOptions,
     private readonly log: Log,
     private readonly now: Clock = Date.now,
-  ) {}
+  ) {
+    this.replays = new WriteBehind({
+      write: () => this.replay(),
+      waiting: () => this.journaled,
+      retryMs: options.retryMs,
+      onFailure: (error) => this.log.error({ err: error }, "payment journal not replayed"),
+    });
+    this.running = new TaskGroup((error) => this.log.error({ err: error }, "paid top-up failed"));
+  }
 
   /**
    * The buyer confirmed: the purchase is recorded as awaiting payment (the buyer's older
@@ -228,7 +237,7 @@ export class PaymentService {
       );
     }
     this.journaled = true;
-    this.schedule();
+    this.replays.schedule();
   }
 
   /** What a recorded confirmation starts. */
@@ -243,7 +252,7 @@ export class PaymentService {
       case "applied":
         this.log.info({ purchaseId: payment.purchaseId }, "payment received");
         // In the background: the chat is not held while the provider is asked.
-        this.track(this.topups.resolve(receipt.claim));
+        this.running.track(this.topups.resolve(receipt.claim));
     }
   }
 
@@ -251,14 +260,7 @@ export class PaymentService {
    * The journal into the ledger (at start, then every `retryMs` while it holds any); what the
    * ledger took leaves the journal. A replay under way is joined, not run twice.
    */
-  private replay(): Promise<void> {
-    this.replaying ??= this.replayOnce().finally(() => {
-      this.replaying = undefined;
-    });
-    return this.replaying;
-  }
-
-  private async replayOnce(): Promise<void> {
+  private async replay(): Promise<void> {
     const kept = await this.journal.read();
     if (kept.length === 0) {
       this.journaled = false;
@@ -290,15 +292,8 @@ export class PaymentService {
   }
 
   /** Waits for the top-ups under way (graceful shutdown). */
-  async drain(): Promise<void> {
-    await Promise.allSettled([...this.running]);
-  }
-
-  private track(task: Promise<void>): void {
-    const tracked = task
-      .catch((error: unknown) => this.log.error({ err: error }, "paid top-up failed"))
-      .finally(() => this.running.delete(tracked));
-    this.running.add(tracked);
+  drain(): Promise<void> {
+    return this.running.drain();
   }
 
   /** The buyer cancels before paying: every invoice of theirs still unpaid is withdrawn. */
@@ -439,8 +434,7 @@ export class PaymentService {
 
   /** Confirmations still in the journal when stopping wait there for the next start. */
   stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    this.replays.stop();
     if (this.journaled) {
       this.log.warn({}, "payments left in the journal: written at the next start");
     }
@@ -487,25 +481,9 @@ export class PaymentService {
     return purchase;
   }
 
-  private schedule(): void {
-    if (this.timer || this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.replay()
-        .catch((error: unknown) => this.log.error({ err: error }, "payment journal not replayed"))
-        .finally(() => {
-          if (this.journaled) this.schedule();
-        });
-    }, this.options.retryMs);
-    this.timer.unref();
-  }
-
   /** At start: what the journal kept is replayed now, and again until it is all written. */
   async resume(): Promise<void> {
     this.journaled = true;
-    await this.replay().catch((error: unknown) =>
-      this.log.error({ err: error }, "payment journal not replayed"),
-    );
-    if (this.journaled) this.schedule();
+    await this.replays.writeNow();
   }
 }

@@ -5,18 +5,24 @@
 // never kept: the newer row wins, and the caller reads it again.
 import type { Log } from "./ports.js";
 import { type Purchase, type PurchaseStore, StaleWriteError } from "./purchase.js";
+import { WriteBehind } from "./write-behind.js";
 
 export class PurchaseBook {
   /** Outcomes that could not be written yet, newest version per purchase. */
   private readonly unwritten = new Map<string, { purchase: Purchase; dueAt?: number }>();
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> | undefined;
+  private readonly behind: WriteBehind;
 
   constructor(
     readonly store: PurchaseStore,
     private readonly log: Log,
-    private readonly retryMs = 1_000,
-  ) {}
+    retryMs = 1_000,
+  ) {
+    this.behind = new WriteBehind({
+      write: () => this.writeWaiting(),
+      waiting: () => this.unwritten.size > 0,
+      retryMs,
+    });
+  }
 
   /** Writes before an external effect: throws when the store fails (then nothing is sent). */
   async commit(purchase: Purchase, dueAt?: number): Promise<void> {
@@ -40,7 +46,7 @@ export class PurchaseBook {
         );
       }
       this.unwritten.set(purchase.id, { purchase, dueAt });
-      this.schedule();
+      this.behind.schedule();
     }
   }
 
@@ -56,33 +62,14 @@ export class PurchaseBook {
 
   /** Tries to write what waits (shutdown); what still fails is logged. */
   async drain(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.flush();
+    this.behind.stop();
+    await this.behind.flush();
     if (this.unwritten.size > 0) {
       this.log.error(
         { purchaseIds: [...this.unwritten.keys()] },
         "purchase outcomes not written before stopping: reconciliation resolves them",
       );
     }
-  }
-
-  private schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.flush().then(() => {
-        if (this.unwritten.size > 0) this.schedule();
-      });
-    }, this.retryMs);
-    this.timer.unref();
-  }
-
-  private flush(): Promise<void> {
-    this.flushing ??= this.writeWaiting().finally(() => {
-      this.flushing = undefined;
-    });
-    return this.flushing;
   }
 
   private async writeWaiting(): Promise<void> {

@@ -11,6 +11,7 @@ import type { PaymentLedger, PaymentSystem, Refund } from "./payment.js";
 import type { Log } from "./ports.js";
 import type { Purchase } from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
+import { TaskGroup } from "./task-group.js";
 
 /** What operators need to refund a payment by hand. */
 export type RefundAlert = Pick<
@@ -52,7 +53,8 @@ export interface AutomaticRefunds {
 
 export class RefundDesk {
   private readonly stopping = new AbortController();
-  private readonly running = new Set<Promise<void>>();
+  /** Refunds being issued through the system's API. */
+  private readonly running: TaskGroup;
 
   constructor(
     private readonly book: PurchaseBook,
@@ -62,7 +64,9 @@ export class RefundDesk {
     private readonly lastLook: LastLook,
     private readonly log: Log,
     private readonly automatic?: AutomaticRefunds,
-  ) {}
+  ) {
+    this.running = new TaskGroup((error) => this.log.warn({ err: error }, "refund not issued yet"));
+  }
 
   /** A payment that pays for nothing (recorded as owed by the ledger): say so to all. */
   async owe(refund: Refund): Promise<void> {
@@ -72,14 +76,14 @@ export class RefundDesk {
     await this.quietly(
       this.channel.alertOperators(refund, automatic ? "stray-refunding" : "refund-due"),
     );
-    if (automatic) this.track(this.issue(refund));
+    if (automatic) this.running.track(this.issue(refund));
   }
 
   /** A purchase's refund-due was told to its buyer (once): refunded, or operators alerted. */
   async purchaseOwed(purchase: Purchase): Promise<void> {
     if (!this.automatic) return this.alertAbout(purchase, "refund-due");
     const refund = await this.ledger.refundDueFor(purchase.id);
-    if (refund) this.track(this.issue(refund));
+    if (refund) this.running.track(this.issue(refund));
   }
 
   /** At start: refunds by API that a stopped process left unfinished are taken up again. */
@@ -88,14 +92,14 @@ export class RefundDesk {
     if (!automatic) return;
     for (const refund of await this.ledger.refundsDue(100)) {
       const mine = refund.method === automatic.system.method;
-      if (mine && refund.attempts < automatic.maxAttempts) this.track(this.issue(refund));
+      if (mine && refund.attempts < automatic.maxAttempts) this.running.track(this.issue(refund));
     }
   }
 
   /** Stops waiting between tries (shutdown); what is still owed stays due in the ledger. */
   async stop(): Promise<void> {
     this.stopping.abort();
-    await Promise.allSettled([...this.running]);
+    await this.running.drain();
   }
 
   /**
@@ -148,13 +152,6 @@ export class RefundDesk {
   private async handOver(refund: Refund): Promise<void> {
     this.log.error({ paymentId: refund.paymentId }, "refund left to a person");
     await this.quietly(this.channel.alertOperators(refund, "refund-failed"));
-  }
-
-  private track(task: Promise<void>): void {
-    const tracked = task
-      .catch((error: unknown) => this.log.warn({ err: error }, "refund not issued yet"))
-      .finally(() => this.running.delete(tracked));
-    this.running.add(tracked);
   }
 
   /**

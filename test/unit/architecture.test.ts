@@ -41,7 +41,7 @@ describe("the boundary lint", () => {
     expect(cruise(ROOT, ["src", "tools", "test", "bench"])).toEqual([]);
   });
 
-  it("fails on a domain that imports grammY, features that import each other, a cycle, tools in src", () => {
+  it("fails on a domain that imports grammY, features that import each other, a cycle, tools in src, the bot reaching into the wiring", () => {
     write({
       "tsconfig.json": JSON.stringify({
         compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true },
@@ -56,6 +56,9 @@ describe("the boundary lint", () => {
       "src/bot/shared/b.ts": 'import { a } from "./a.js";\nexport const b = () => a;\n',
       "src/app.ts": 'import { fake } from "../tools/sandbox/fake.js";\nexport const app = fake;\n',
       "tools/sandbox/fake.ts": "export const fake = 1;\n",
+      "src/bot/deps.ts":
+        'import { stores } from "../wiring/stores.js";\nexport const d = stores;\n',
+      "src/wiring/stores.ts": "export const stores = 1;\n",
     });
     const rules = new Set(cruise(FIXTURE, ["src", "tools"]).map((v) => v.rule.name));
     expect(rules).toEqual(
@@ -64,6 +67,7 @@ describe("the boundary lint", () => {
         "domain-imports-only-domain",
         "features-are-independent",
         "no-cycles",
+        "only-the-root-wires",
         "product-never-imports-tools",
       ]),
     );

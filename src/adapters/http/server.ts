@@ -7,6 +7,7 @@ import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Log } from "../../domain/ports.js";
+import { TaskGroup } from "../../domain/task-group.js";
 import { ClientLimit } from "./client-limit.js";
 
 /** Larger bodies are no Telegram update. */
@@ -70,7 +71,8 @@ export interface HttpServerOptions {
 export class HttpServer {
   private server: Server | undefined;
   private stopping = false;
-  private readonly handling = new Set<Promise<void>>();
+  /** Webhook updates being handled. */
+  private readonly handling = new TaskGroup();
   private readonly pageLimit: ClientLimit | undefined;
 
   constructor(private readonly options: HttpServerOptions) {
@@ -116,7 +118,7 @@ export class HttpServer {
 
   /** Waits for the webhook updates being handled. */
   async drain(): Promise<void> {
-    while (this.handling.size > 0) await Promise.allSettled([...this.handling]);
+    await this.handling.drain();
   }
 
   async close(): Promise<void> {
@@ -215,14 +217,11 @@ export class HttpServer {
       return end(response, 400);
     }
     let failed = false;
-    const task = route
-      .handle(update)
-      .catch((error: unknown) => {
-        failed = true;
-        this.options.log.error({ err: error }, "webhook update failed");
-      })
-      .finally(() => this.handling.delete(task));
-    this.handling.add(task);
+    const task = route.handle(update).catch((error: unknown) => {
+      failed = true;
+      this.options.log.error({ err: error }, "webhook update failed");
+    });
+    this.handling.track(task);
     let timer: NodeJS.Timeout | undefined;
     const answerAnyway = new Promise<void>((resolve) => {
       if (!route.answersOnceHandled(update)) timer = setTimeout(resolve, route.answerWithinMs);

@@ -15,6 +15,9 @@ import type {
 import type { Purchase } from "../../domain/purchase.js";
 import { type HttpPool, httpPool } from "../http-client.js";
 
+/** Khalti takes no less than NPR 10. */
+export const KHALTI_MINIMUM_PAISA = 1_000;
+
 export interface KhaltiOptions {
   baseUrl: string;
   secretKey: string;

@@ -2,6 +2,7 @@ import type { Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { BroadcastSender } from "../../domain/broadcast.js";
 import type { Log } from "../../domain/ports.js";
+import { TaskGroup } from "../../domain/task-group.js";
 import { type RedisTarget, redisOptions } from "../redis/options.js";
 
 const QUEUE = "broadcasts";
@@ -117,7 +118,7 @@ export class BroadcastQueue implements BroadcastRunner {
  * (BullMQ needs a real Redis). A restart does not resume them.
  */
 export class InProcessBroadcasts implements BroadcastRunner {
-  private readonly running = new Set<Promise<unknown>>();
+  private readonly running = new TaskGroup();
 
   constructor(
     private readonly sender: BroadcastSender,
@@ -127,13 +128,13 @@ export class InProcessBroadcasts implements BroadcastRunner {
   start(): void {}
 
   async enqueue(id: string): Promise<void> {
-    const task = this.sender
-      .run(id)
-      .catch((error: unknown) =>
-        this.log.error({ err: error, broadcastId: id }, "broadcast failed"),
-      )
-      .finally(() => this.running.delete(task));
-    this.running.add(task);
+    this.running.track(
+      this.sender
+        .run(id)
+        .catch((error: unknown) =>
+          this.log.error({ err: error, broadcastId: id }, "broadcast failed"),
+        ),
+    );
   }
 
   async depth(): Promise<number> {
@@ -141,6 +142,6 @@ export class InProcessBroadcasts implements BroadcastRunner {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.running]);
+    await this.running.drain();
   }
 }

@@ -18,6 +18,9 @@ const SAID: Record<CheckOutcome, string> = {
   "not-found": "khalti-page-unknown",
 };
 
+/** Where Khalti sends the buyer back, under PUBLIC_URL. */
+export const KHALTI_RETURN_PATH = "/pay/khalti/return";
+
 /** A page the HTTP server serves (adapters/http/server.ts PageRoute). */
 interface ReturnPage {
   path: string;
@@ -25,7 +28,6 @@ interface ReturnPage {
 }
 
 export function khaltiReturnPage(
-  path: string,
   ledger: Pick<PaymentLedger, "byOffer">,
   payments: PaymentService,
   i18n: Translator,
@@ -45,7 +47,7 @@ export function khaltiReturnPage(
     return outcome;
   }
   return {
-    path,
+    path: KHALTI_RETURN_PATH,
     async render(query) {
       const pidx = query.get("pidx") ?? "";
       const purchase = pidx ? await ledger.byOffer("khalti", pidx).catch(() => null) : null;

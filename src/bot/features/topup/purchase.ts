@@ -2,6 +2,7 @@
 // background (so a slow provider never holds the chat), and its outcome is told to the buyer.
 import type { PackageOffer } from "../../../domain/model.js";
 import { sameAmount } from "../../../domain/money.js";
+import { TaskGroup } from "../../../domain/task-group.js";
 import type { PurchaseIntent, PurchaseOutcome } from "../../../domain/topup.js";
 import type { BotDeps } from "../../deps.js";
 import { newFlowId } from "../../shared/flow.js";
@@ -12,23 +13,24 @@ import type { TelegramOutcomes } from "./outcomes.js";
 import { overviewView } from "./views.js";
 
 export class PurchaseRunner {
-  private readonly running = new Set<Promise<void>>();
+  private readonly running: TaskGroup;
 
   constructor(
     private readonly deps: BotDeps,
     private readonly outcomes: TelegramOutcomes,
-  ) {}
+  ) {
+    this.running = new TaskGroup((error) =>
+      deps.logger.error({ err: error }, "purchase task failed"),
+    );
+  }
 
   start(intent: PurchaseIntent): void {
-    const task = this.run(intent)
-      .catch((error: unknown) => this.deps.logger.error({ err: error }, "purchase task failed"))
-      .finally(() => this.running.delete(task));
-    this.running.add(task);
+    this.running.track(this.run(intent));
   }
 
   /** Waits for purchases under way (graceful shutdown). */
-  async drain(): Promise<void> {
-    await Promise.allSettled([...this.running]);
+  drain(): Promise<void> {
+    return this.running.drain();
   }
 
   private async run(intent: PurchaseIntent): Promise<void> {

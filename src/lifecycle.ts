@@ -1,0 +1,143 @@
+// Start, drain and stop, in their order. Start: the listeners, then Redis, the ledger and
+// Telegram side by side, then what a stopped process left (journal, refunds), then updates and
+// the workers. Stop: no new work, the work under way finished (what still waits for the
+// provider handed over before the grace ends), then the connections closed.
+import { setTimeout as sleep } from "node:timers/promises";
+import { getHeapStatistics } from "node:v8";
+import type { Logger } from "./adapters/logger.js";
+import type { ProviderClient } from "./adapters/provider/client.js";
+import { ALLOWED_UPDATES } from "./bot/bot.js";
+import { registerCommands } from "./bot/commands.js";
+import type { Translator } from "./bot/shared/i18n.js";
+import type { Config } from "./config.js";
+import type { TelegramBot } from "./wiring/bot.js";
+import type { HttpServers } from "./wiring/http.js";
+import type { Payments } from "./wiring/payments.js";
+import type { Purchases } from "./wiring/purchases.js";
+import type { Stores } from "./wiring/stores.js";
+import type { Workers } from "./wiring/workers.js";
+
+/** Shutting down, purchases still waiting for an answer are handed over this long before the grace ends. */
+const HAND_OVER_BEFORE_END_MS = 5_000;
+
+export interface Lifecycle {
+  start(): Promise<void>;
+  /**
+   * Graceful: stops taking work, finishes the updates and purchases under way (handing over
+   * what is still unknown before the grace ends), closes queues and Redis. Idempotent.
+   */
+  stop(): Promise<void>;
+}
+
+/** Whether this instance should get traffic (/readyz): started, and its stores answer. */
+export class Readiness {
+  private started = false;
+
+  constructor(private readonly storesAnswer: () => boolean) {}
+
+  readonly ready = (): boolean => this.started && this.storesAnswer();
+
+  markStarted(): void {
+    this.started = true;
+  }
+}
+
+export function createLifecycle(parts: {
+  config: Config;
+  logger: Logger;
+  stores: Stores;
+  client: ProviderClient;
+  purchases: Purchases;
+  payments: Payments | undefined;
+  workers: Workers;
+  bot: TelegramBot;
+  i18n: Translator;
+  http: HttpServers;
+  readiness: Readiness;
+}): Lifecycle {
+  const { config, logger, stores, purchases, payments, workers, readiness } = parts;
+  const { bot, running, settled, poller, dailyReports } = parts.bot;
+  const { http, metricsHttp } = parts.http;
+  const webhook = config.webhook;
+
+  /** Everything under way finishes; what still waits for the provider is handed over in time. */
+  async function drain(deadline: number): Promise<void> {
+    await poller?.stop();
+    const handOverAt = deadline - HAND_OVER_BEFORE_END_MS;
+    const handOverTime = () =>
+      sleep(Math.max(0, handOverAt - Date.now()), undefined, { ref: false });
+    // The updates under way first (a Confirm among them starts the purchase waited for next),
+    // but an update waiting for its chat's turn or the provider never holds up the hand-over.
+    await Promise.race([Promise.all([http?.drain(), settled()]), handOverTime()]);
+    const settling = Promise.all([
+      running.drain(),
+      payments?.service.drain(),
+      payments?.refunds.stop(),
+      workers.reconciler.stop(),
+      workers.reminders.stop(),
+      dailyReports?.stop(),
+      workers.queue.close(),
+    ]);
+    await Promise.race([settling, handOverTime()]);
+    purchases.topups.windDown();
+    await settling;
+    payments?.service.stop();
+    await purchases.book.drain();
+  }
+
+  let stopping: Promise<void> | undefined;
+
+  return {
+    async start() {
+      await Promise.all([http?.listen(), metricsHttp?.listen()]);
+      // Redis and Telegram at the same time; the command menus need not hold up the first update.
+      await Promise.all([stores.open(), bot.init()]);
+      await stores.importFromRedis();
+      await payments?.service.resume();
+      await payments?.refunds
+        .resume()
+        .catch((error: unknown) =>
+          logger.warn({ err: error }, "could not take up unfinished refunds yet"),
+        );
+      registerCommands(bot.api, parts.i18n, config.adminUserIds).catch((error: unknown) =>
+        logger.warn({ err: error }, "could not set the command menus"),
+      );
+      if (webhook) {
+        await bot.api.setWebhook(webhook.url, {
+          secret_token: webhook.secret,
+          allowed_updates: [...ALLOWED_UPDATES],
+        });
+      } else poller?.start();
+      workers.reconciler.start();
+      workers.reminders.start();
+      dailyReports?.start();
+      workers.queue.start();
+      readiness.markStarted();
+      const mode = webhook ? "webhook" : "long polling";
+      // The heap limit tells whether the production memory settings apply (bin/start).
+      const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+      const facts = {
+        username: bot.botInfo.username,
+        mode,
+        port: http?.port,
+        metricsPort: metricsHttp?.port,
+        pid: process.pid,
+        heapLimitMb,
+      };
+      logger.info(facts, "bot started");
+    },
+    stop() {
+      stopping ??= (async () => {
+        const deadline = Date.now() + config.shutdownGraceMs;
+        http?.stopTakingWork();
+        metricsHttp?.stopTakingWork();
+        await drain(deadline);
+        await parts.client.close();
+        await stores.close();
+        await Promise.all([http?.close(), metricsHttp?.close()]);
+        logger.info({}, "bot stopped");
+      })();
+      return stopping;
+    },
+  };
+}
