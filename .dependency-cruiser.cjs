@@ -78,7 +78,7 @@ module.exports = {
       name: "fakes-stand-alone",
       severity: "error",
       comment: "The sandbox and the emulator fake outside systems: they know nothing of the bot.",
-      from: { path: "^tools/(sandbox|khalti-sandbox|telegram-emulator)/" },
+      from: { path: "^tools/(sandbox|khalti-sandbox|esewa-sandbox|telegram-emulator)/" },
       to: { path: "^src/" },
     },
     {

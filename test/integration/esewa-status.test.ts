@@ -1,0 +1,308 @@
+// How an eSewa status check is read, over real HTTP: the eSewa sandbox (tools/esewa-sandbox) is
+// the reference for eSewa's own answers and faults; a server of the test's own stands for a
+// proxy in front of eSewa, or an eSewa that answers oddly. Only eSewa's JSON with a published
+// status says anything; everything else is unknown (asked again), never a refusal.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { esewaForm } from "../../src/adapters/payments/esewa-signature.js";
+import {
+  EsewaStatusClient,
+  type EsewaStatusResult,
+  type EsewaUnknownReason,
+} from "../../src/adapters/payments/esewa-status.js";
+import {
+  createEsewaSandbox,
+  type EsewaSandbox,
+  TEST_PRODUCT_CODE,
+  TEST_SECRET_KEY,
+} from "../../tools/esewa-sandbox/server.js";
+import { freePort } from "../support/ports.js";
+
+let esewa: EsewaSandbox;
+let proxy: Server;
+let proxied: { status: number; contentType: string; text: string };
+let proxiedQueries: URLSearchParams[] = [];
+const clients: EsewaStatusClient[] = [];
+
+const clientAt = (statusUrl: string, timeoutMs = 1_000) => {
+  const client = new EsewaStatusClient({ statusUrl, productCode: TEST_PRODUCT_CODE, timeoutMs });
+  clients.push(client);
+  return client;
+};
+let direct: EsewaStatusClient;
+let behindProxy: EsewaStatusClient;
+
+beforeAll(async () => {
+  esewa = await createEsewaSandbox();
+  proxy = createServer((request, response) => {
+    proxiedQueries.push(new URL(request.url ?? "/", "http://proxy").searchParams);
+    request.resume().on("end", () => {
+      response.writeHead(proxied.status, { "content-type": proxied.contentType });
+      response.end(proxied.text);
+    });
+  });
+  await new Promise<void>((done) => proxy.listen(0, "127.0.0.1", done));
+  direct = clientAt(esewa.statusUrl);
+  const port = (proxy.address() as AddressInfo).port;
+  behindProxy = clientAt(`http://127.0.0.1:${port}/api/epay/transaction/status/`);
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  await new Promise((done) => proxy.close(done));
+  await esewa.close();
+});
+beforeEach(() => {
+  esewa.faults.clear();
+  proxiedQueries = [];
+});
+
+let uuids = 0;
+
+/** A form posted to the sandbox as the buyer's browser would: the payment eSewa knows. */
+async function offered(
+  totalAmount = "1000",
+): Promise<{ transactionUuid: string; totalAmount: string }> {
+  const transactionUuid = `p-${process.pid}-${++uuids}`;
+  const form = esewaForm(
+    {
+      productCode: TEST_PRODUCT_CODE,
+      secretKey: TEST_SECRET_KEY,
+      successUrl: "http://127.0.0.1/pay/esewa/success",
+      failureUrl: "http://127.0.0.1/pay/esewa/failure",
+    },
+    totalAmount,
+    transactionUuid,
+  );
+  const response = await fetch(esewa.formUrl, {
+    method: "POST",
+    body: new URLSearchParams({ ...form }),
+    redirect: "manual",
+  });
+  expect(response.status).toBe(302);
+  return { transactionUuid, totalAmount };
+}
+
+describe("eSewa's own answers", () => {
+  it("asks with the product code, the amount as the form had it and the uuid", async () => {
+    const payment = await offered("65.50");
+    await direct.check(payment);
+    const [request] = esewa.calls.requests.filter((r) => r.endpoint === "status");
+    expect(request?.fields).toEqual({
+      product_code: "EPAYTEST",
+      total_amount: "65.50",
+      transaction_uuid: payment.transactionUuid,
+    });
+  });
+
+  it("a form posted and nothing paid is not found; an unknown uuid too", async () => {
+    expect(await direct.check(await offered())).toEqual({ state: "not-found" });
+    expect(await direct.check({ transactionUuid: "nobody", totalAmount: "1000" })).toEqual({
+      state: "not-found",
+    });
+  });
+
+  it("COMPLETE is paid, its 1000.0 the same amount as the 1000 asked, with eSewa's reference", async () => {
+    const payment = await offered("1000");
+    const { refId } = esewa.pay(payment.transactionUuid);
+    expect(refId).toMatch(/^[A-Z0-9]{7}$/);
+    expect(await direct.check(payment)).toEqual({ state: "paid", refId });
+    const cents = await offered("65.50");
+    const paidCents = esewa.pay(cents.transactionUuid);
+    // eSewa answers 65.5 for the 65.50 asked.
+    expect(await direct.check(cents)).toEqual({ state: "paid", refId: paidCents.refId });
+  });
+
+  it("another amount is not found: never paid", async () => {
+    const payment = await offered("1000");
+    esewa.pay(payment.transactionUuid);
+    expect(await direct.check({ ...payment, totalAmount: "100" })).toEqual({ state: "not-found" });
+    expect(await direct.check({ ...payment, totalAmount: "1000.01" })).toEqual({
+      state: "not-found",
+    });
+  });
+
+  it("PENDING and AMBIGUOUS hold", async () => {
+    const pending = await offered();
+    esewa.leavePending(pending.transactionUuid);
+    expect(await direct.check(pending)).toEqual({ state: "pending", status: "PENDING" });
+    const halted = await offered();
+    esewa.pay(halted.transactionUuid);
+    esewa.faults.statusAmbiguous(halted.transactionUuid);
+    expect(await direct.check(halted)).toEqual({ state: "pending", status: "AMBIGUOUS" });
+    esewa.faults.clear();
+    expect(await direct.check(halted)).toMatchObject({ state: "paid" });
+  });
+
+  it("CANCELED, FULL_REFUND, PARTIAL_REFUND and NOT_FOUND as eSewa's back office sets them", async () => {
+    const canceled = await offered();
+    esewa.cancel(canceled.transactionUuid);
+    expect(await direct.check(canceled)).toEqual({ state: "canceled" });
+    const refunded = await offered();
+    const { refId } = esewa.pay(refunded.transactionUuid);
+    esewa.setStatus(refunded.transactionUuid, "FULL_REFUND");
+    expect(await direct.check(refunded)).toEqual({ state: "refunded", refId });
+    esewa.setStatus(refunded.transactionUuid, "PARTIAL_REFUND");
+    expect(await direct.check(refunded)).toEqual({ state: "partially-refunded", refId });
+    esewa.setStatus(refunded.transactionUuid, "NOT_FOUND");
+    expect(await direct.check(refunded)).toEqual({ state: "not-found" });
+  });
+
+  it("reads amounts written as strings the same way", async () => {
+    const strings = await createEsewaSandbox({ amountsAs: "string" });
+    try {
+      const client = clientAt(strings.statusUrl);
+      const transactionUuid = `strings-${process.pid}`;
+      const form = esewaForm(
+        {
+          productCode: TEST_PRODUCT_CODE,
+          secretKey: TEST_SECRET_KEY,
+          successUrl: "http://127.0.0.1/s",
+          failureUrl: "http://127.0.0.1/f",
+        },
+        "700",
+        transactionUuid,
+      );
+      await fetch(strings.formUrl, {
+        method: "POST",
+        body: new URLSearchParams({ ...form }),
+        redirect: "manual",
+      });
+      const { refId } = strings.pay(transactionUuid);
+      expect(await client.check({ transactionUuid, totalAmount: "700" })).toEqual({
+        state: "paid",
+        refId,
+      });
+    } finally {
+      await strings.close();
+    }
+  });
+});
+
+describe("eSewa failing: unknown, asked again", () => {
+  const unknown = (reason: EsewaUnknownReason): EsewaStatusResult => ({ state: "unknown", reason });
+
+  it.each([
+    ["an HTML 500", "http-500", "server-error"],
+    ["a 503 saying the service is unavailable", "http-503", "server-error"],
+    ["a 200 saying the service is unavailable", "unavailable", "unreadable"],
+    ["the status 'Service is currently unavailable'", "unavailable-status", "unexpected-status"],
+    ["the connection dropped", "drop", "unreachable"],
+  ] as const)("%s", async (_, how, reason) => {
+    const payment = await offered();
+    esewa.pay(payment.transactionUuid);
+    esewa.faults.statusFails(1, how);
+    expect(await direct.check(payment)).toEqual(unknown(reason));
+    expect(await direct.check(payment)).toMatchObject({ state: "paid" });
+  });
+
+  it("an answer later than the timeout", async () => {
+    const impatient = clientAt(esewa.statusUrl, 300);
+    const payment = await offered();
+    esewa.pay(payment.transactionUuid);
+    esewa.faults.statusSlow(1_500, 1);
+    const started = performance.now();
+    expect(await impatient.check(payment)).toEqual(unknown("timeout"));
+    expect(performance.now() - started).toBeLessThan(1_400);
+    expect(await impatient.check(payment)).toMatchObject({ state: "paid" });
+  });
+
+  it("an answer held past the timeout, then released", async () => {
+    const impatient = clientAt(esewa.statusUrl, 300);
+    const payment = await offered();
+    esewa.pay(payment.transactionUuid);
+    esewa.faults.holdStatus();
+    expect(await impatient.check(payment)).toEqual(unknown("timeout"));
+    esewa.faults.releaseStatus();
+    expect(await impatient.check(payment)).toMatchObject({ state: "paid" });
+  });
+
+  it("no answer at all (connection refused)", async () => {
+    const nowhere = clientAt(`http://127.0.0.1:${await freePort()}/api/epay/transaction/status/`);
+    expect(await nowhere.check({ transactionUuid: "x", totalAmount: "1" })).toEqual(
+      unknown("unreachable"),
+    );
+  });
+});
+
+describe("any other answer", () => {
+  const page = (status: number) =>
+    `<html><head><title>${status}</title></head><body><h1>${status}</h1>nginx</body></html>`;
+  const ask = { transactionUuid: "p-1", totalAmount: "1000" };
+  const body = (fields: Record<string, unknown>) =>
+    JSON.stringify({
+      product_code: "EPAYTEST",
+      transaction_uuid: "p-1",
+      total_amount: 1000,
+      status: "COMPLETE",
+      ref_id: "0001TS9",
+      ...fields,
+    });
+
+  it("keeps the status URL's path, and asks with the three parameters", async () => {
+    proxied = { status: 200, contentType: "application/json", text: body({}) };
+    expect(await behindProxy.check(ask)).toEqual({ state: "paid", refId: "0001TS9" });
+    expect(Object.fromEntries(proxiedQueries[0] ?? [])).toEqual({
+      product_code: "EPAYTEST",
+      total_amount: "1000",
+      transaction_uuid: "p-1",
+    });
+  });
+
+  it.each([
+    ["1000.00 in a string", '"1000.00"'],
+    ["1000.0 as a number", "1000.0"],
+    ["1000 as a number", "1000"],
+  ])("COMPLETE with %s is paid for 1000", async (_, amount) => {
+    const text = body({}).replace('"total_amount":1000', `"total_amount":${amount}`);
+    proxied = { status: 200, contentType: "application/json", text };
+    expect(await behindProxy.check(ask)).toMatchObject({ state: "paid" });
+  });
+
+  it("a status read from a 4xx with eSewa's JSON", async () => {
+    proxied = { status: 400, contentType: "application/json", text: body({ status: "NOT_FOUND" }) };
+    expect(await behindProxy.check(ask)).toEqual({ state: "not-found" });
+  });
+
+  it("a missing ref_id is no reference", async () => {
+    proxied = { status: 200, contentType: "application/json", text: body({ ref_id: null }) };
+    expect(await behindProxy.check(ask)).toEqual({ state: "paid", refId: null });
+  });
+
+  it.each([
+    ["COMPLETE for another amount", 200, body({ total_amount: 100 }), "other-amount"],
+    ["COMPLETE for 1000.01", 200, body({ total_amount: 1000.01 }), "other-amount"],
+    ["COMPLETE with no amount", 200, body({ total_amount: undefined }), "other-amount"],
+    ["COMPLETE with an amount in words", 200, body({ total_amount: "thousand" }), "other-amount"],
+    ["COMPLETE for another uuid", 200, body({ transaction_uuid: "p-2" }), "other-payment"],
+    ["COMPLETE with no uuid", 200, body({ transaction_uuid: undefined }), "other-payment"],
+    ["COMPLETE for another merchant", 200, body({ product_code: "NP-ES-X" }), "other-payment"],
+    ["a status eSewa does not publish", 200, body({ status: "SUCCESS" }), "unexpected-status"],
+    ["a status in lower case", 200, body({ status: "complete" }), "unexpected-status"],
+    ["a status that is not text", 200, body({ status: { code: 1 } }), "unreadable"],
+    ["no status", 200, '{"code":0,"error_message":"x"}', "unreadable"],
+    ["a 200 that is not JSON", 200, page(200), "unreadable"],
+    ["a JSON array", 200, "[]", "unreadable"],
+    ["a proxy's HTML 404", 404, page(404), "unreadable"],
+    ["an HTML 502", 502, page(502), "server-error"],
+    ["a 500 with a status in JSON", 500, body({}), "server-error"],
+    ["a redirect", 302, "", "server-error"],
+  ] satisfies [string, number, string, EsewaUnknownReason][])(
+    "%s is unknown",
+    async (_, status, text, reason) => {
+      proxied = { status, contentType: "application/json", text };
+      expect(await behindProxy.check(ask)).toEqual(unknown(reason));
+    },
+  );
+
+  function unknown(reason: EsewaUnknownReason): EsewaStatusResult {
+    return { state: "unknown", reason };
+  }
+
+  it("says nothing of the query in what it returns", async () => {
+    proxied = { status: 502, contentType: "text/html", text: page(502) };
+    const result = await behindProxy.check({ transactionUuid: "secret-uuid", totalAmount: "1" });
+    expect(JSON.stringify(result)).not.toContain("secret-uuid");
+    expect(Object.keys(result).sort()).toEqual(["reason", "state"]);
+  });
+});

@@ -1,0 +1,50 @@
+// Low-level request/response helpers. Writes are skipped once the client has gone: a caller
+// that stopped waiting must never crash the sandbox.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+export async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** A request body as parsed; an empty body counts as `{}`. */
+type ParsedBody = { valid: true; value: unknown } | { valid: false; error: string };
+
+export function parseJson(text: string): ParsedBody {
+  if (text.trim() === "") return { valid: true, value: {} };
+  try {
+    return { valid: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { valid: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function send(
+  response: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  text: string,
+): void {
+  if (response.destroyed || response.headersSent) return;
+  response.writeHead(status, { ...headers, "content-length": String(Buffer.byteLength(text)) });
+  response.end(text);
+}
+
+/** JSON already written (eSewa's amounts keep their text: see wire.ts). */
+export function sendJsonText(response: ServerResponse, status: number, json: string): void {
+  send(response, status, { "content-type": "application/json" }, json);
+}
+
+export function sendJson(response: ServerResponse, status: number, value: unknown): void {
+  sendJsonText(response, status, JSON.stringify(value));
+}
+
+export function sendHtml(response: ServerResponse, status: number, html: string): void {
+  send(response, status, { "content-type": "text/html; charset=utf-8" }, html);
+}
+
+export function redirect(response: ServerResponse, location: string): void {
+  send(response, 302, { location, "content-type": "text/plain; charset=utf-8" }, "");
+}

@@ -1,0 +1,145 @@
+// The buyer's side: the page the posted form leads to, and where the browser goes after Pay,
+// Cancel or Leave pending. Plain HTML forms, no JavaScript, so a test can drive it with fetch
+// and a person with any browser.
+
+import type { EsewaPayment } from "./types.js";
+import {
+  esewaAmount,
+  type JsonValue,
+  jsonText,
+  REDIRECT_SIGNED_FIELD_NAMES,
+  sign,
+} from "./wire.js";
+
+const PAGE_PREFIX = "/pay/";
+
+export function pagePath(transactionUuid: string): string {
+  return `${PAGE_PREFIX}${encodeURIComponent(transactionUuid)}`;
+}
+
+function escapeHtml(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+}
+
+/** 123456 paisa → NPR 1234.56 */
+function rupees(paisa: number): string {
+  return `NPR ${Math.floor(paisa / 100)}.${String(paisa % 100).padStart(2, "0")}`;
+}
+
+function page(title: string, body: string): string {
+  return [
+    "<!doctype html>",
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(title)}</title></head>`,
+    `<body><h1>eSewa sandbox</h1>${body}</body></html>`,
+  ].join("\n");
+}
+
+/** The payment page of an INITIATED payment: what is paid, and the three buttons. */
+export function checkoutPage(payment: EsewaPayment): string {
+  const action = pagePath(payment.transactionUuid);
+  const lines: [string, string][] = [
+    ["Amount", payment.amount],
+    ["Tax", payment.taxAmount],
+    ["Service charge", payment.productServiceCharge],
+    ["Delivery charge", payment.productDeliveryCharge],
+  ];
+  const button = (path: string, label: string) =>
+    `<form method="post" action="${action}/${path}"><button type="submit">${label}</button></form>`;
+  return page(
+    `Pay ${rupees(payment.totalPaisa)}`,
+    [
+      `<p class="merchant">Merchant: ${escapeHtml(payment.productCode)}</p>`,
+      `<p class="transaction">Transaction: ${escapeHtml(payment.transactionUuid)}</p>`,
+      "<table>",
+      ...lines.map(([label, value]) => `<tr><th>${label}</th><td>${escapeHtml(value)}</td></tr>`),
+      "</table>",
+      `<p class="amount">Total: ${rupees(payment.totalPaisa)}</p>`,
+      button("confirm", "Pay"),
+      button("cancel", "Cancel"),
+      button("pending", "Leave pending"),
+    ].join("\n"),
+  );
+}
+
+/** Why the page of a payment no longer INITIATED cannot be used, with its HTTP status. */
+export function closedPage(payment: EsewaPayment): { status: number; html: string } {
+  switch (payment.status) {
+    case "NOT_FOUND":
+      return { status: 410, html: page("Expired", "<p>This payment session has expired.</p>") };
+    case "CANCELED":
+      return { status: 409, html: page("Closed", "<p>This payment was canceled.</p>") };
+    case "PENDING":
+    case "AMBIGUOUS":
+      return { status: 409, html: page("Pending", "<p>This payment is pending.</p>") };
+    default:
+      return { status: 409, html: page("Closed", "<p>This payment has already been paid.</p>") };
+  }
+}
+
+export const UNKNOWN_PAGE = page("Not found", "<p>No such payment.</p>");
+
+export interface RedirectSettings {
+  secretKey: string;
+  amountsAs: "number" | "string";
+  failureData: boolean;
+}
+
+/** The redirect's data, base64 of JSON written as eSewa writes it; `forged` signs it wrongly. */
+function redirectData(payment: EsewaPayment, settings: RedirectSettings, forged: boolean): string {
+  const totalAmount = esewaAmount(payment.totalPaisa);
+  const signed: Record<string, string> = {
+    transaction_code: payment.refId ?? "",
+    status: payment.status,
+    total_amount: totalAmount,
+    transaction_uuid: payment.transactionUuid,
+    product_code: payment.productCode,
+    signed_field_names: REDIRECT_SIGNED_FIELD_NAMES,
+  };
+  const key = forged ? `${settings.secretKey}-not-the-key` : settings.secretKey;
+  const signature = sign(key, signed, REDIRECT_SIGNED_FIELD_NAMES) ?? "";
+  const amount: JsonValue = settings.amountsAs === "number" ? { raw: totalAmount } : totalAmount;
+  const json = jsonText([
+    ["transaction_code", signed.transaction_code ?? ""],
+    ["status", payment.status],
+    ["total_amount", amount],
+    ["transaction_uuid", payment.transactionUuid],
+    ["product_code", payment.productCode],
+    ["signed_field_names", REDIRECT_SIGNED_FIELD_NAMES],
+    ["signature", signature],
+  ]);
+  return Buffer.from(json, "utf8").toString("base64");
+}
+
+/**
+ * `url` with `data=<base64>` appended to its query as eSewa appends it: raw, not
+ * percent-encoded, so a `+` in it reaches a query parser as a `+` (which most read as a space).
+ */
+function withData(url: string, data: string): string {
+  const target = new URL(url);
+  const hash = target.hash;
+  target.hash = "";
+  return `${target.href}${target.search ? "&" : "?"}data=${data}${hash}`;
+}
+
+/**
+ * Where eSewa sends the browser after the buyer's move: success_url with data once COMPLETE;
+ * failure_url for CANCELED or PENDING (with data only under `failureData`).
+ */
+export function redirectLocation(
+  payment: EsewaPayment,
+  settings: RedirectSettings,
+  forged: boolean,
+): string {
+  if (payment.status === "COMPLETE") {
+    return withData(payment.successUrl, redirectData(payment, settings, forged));
+  }
+  if (!settings.failureData) return payment.failureUrl;
+  return withData(payment.failureUrl, redirectData(payment, settings, forged));
+}
