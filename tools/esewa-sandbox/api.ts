@@ -3,8 +3,8 @@
 // anything else happens, so a test sees refused, failed and held ones too.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { readBody, redirect, sendHtml, sendJsonText } from "../payment-fakes/http.js";
 import type { FaultTable } from "./faults.js";
-import { readBody, redirect, sendHtml, sendJsonText } from "./http.js";
 import { pagePath } from "./page.js";
 import type { PaymentBook } from "./payments.js";
 import type { EsewaRequest, EsewaStatus } from "./types.js";

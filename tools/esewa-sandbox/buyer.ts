@@ -2,7 +2,7 @@
 // each answered the way a browser follows (a page, or a 302 to success_url or failure_url).
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { readBody, redirect, sendHtml } from "./http.js";
+import { readBody, redirect, sendHtml } from "../payment-fakes/http.js";
 import { checkoutPage, closedPage, UNKNOWN_PAGE } from "./page.js";
 import type { PaymentBook } from "./payments.js";
 

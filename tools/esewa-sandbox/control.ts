@@ -22,7 +22,7 @@
 // (a payment in a state that does not allow it).
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parseJson, readBody, sendJson } from "./http.js";
+import { parseJson, readBody, sendJson } from "../payment-fakes/http.js";
 import { PaymentStateError, UnknownPaymentError } from "./payments.js";
 import {
   ESEWA_STATUSES,

@@ -2,26 +2,8 @@
 // whether they are held unanswered, and how many success redirects carry a forged signature.
 
 import { setTimeout as sleep } from "node:timers/promises";
+import { type Countdown, countdown, take } from "../payment-fakes/countdown.js";
 import { type EsewaFaults, STATUS_FAILURES, type StatusFailure } from "./types.js";
-
-interface Countdown<T> {
-  what: T;
-  remaining: number;
-}
-
-function countdown<T>(times: number, what: T): Countdown<T> {
-  if (!(Number.isInteger(times) && times > 0) && times !== Number.POSITIVE_INFINITY) {
-    throw new RangeError(`Fault times must be a positive integer, got ${times}`);
-  }
-  return { what, remaining: times };
-}
-
-/** Counts one use of the fault; returns what it does, or undefined once spent. */
-function take<T>(fault: Countdown<T> | undefined): T | undefined {
-  if (!fault || fault.remaining === 0) return undefined;
-  fault.remaining -= 1;
-  return fault.what;
-}
 
 export class FaultTable implements EsewaFaults {
   private readonly ambiguous = new Set<string>();

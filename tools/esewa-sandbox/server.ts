@@ -33,11 +33,11 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { sendJsonText } from "../payment-fakes/http.js";
 import { type ApiContext, FORM_PATH, handleForm, handleStatus, STATUS_PATH } from "./api.js";
 import { handlePage, matchPage } from "./buyer.js";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
 import { FaultTable } from "./faults.js";
-import { sendJsonText } from "./http.js";
 import { type RedirectSettings, redirectLocation } from "./page.js";
 import { PaymentBook } from "./payments.js";
 import {

@@ -2,8 +2,8 @@
 // before anything else happens so a test sees refused and failed calls too.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { parseJson, readBody, sendHtml, sendJson } from "../payment-fakes/http.js";
 import type { FaultTable } from "./faults.js";
-import { parseJson, readBody, sendHtml, sendJson } from "./http.js";
 import { paymentUrl } from "./page.js";
 import type { PaymentBook } from "./payments.js";
 import type { KhaltiEndpoint, KhaltiRequest } from "./types.js";

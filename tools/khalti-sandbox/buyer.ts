@@ -2,7 +2,7 @@
 // browser follows (a page, or a 302 back to the merchant's return_url).
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { readBody, redirect, sendHtml } from "./http.js";
+import { readBody, redirect, sendHtml } from "../payment-fakes/http.js";
 import { checkoutPage, closedPage, returnLocation, UNKNOWN_PAGE } from "./page.js";
 import type { PaymentBook } from "./payments.js";
 

@@ -13,7 +13,7 @@
 //   POST   /_sandbox/reset                       payments, requests and faults forgotten
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parseJson, readBody, sendJson } from "./http.js";
+import { parseJson, readBody, sendJson } from "../payment-fakes/http.js";
 import { PaymentStateError, UnknownPaymentError } from "./payments.js";
 import type { KhaltiSandbox, LookupFailure } from "./types.js";
 import { isJsonObject, type JsonObject } from "./validate.js";

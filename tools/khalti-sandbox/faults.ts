@@ -1,26 +1,8 @@
 // Injected misbehaviour: which lookups answer Pending, and how many lookups and refunds fail
 // before the sandbox behaves again.
 
+import { type Countdown, countdown, take } from "../payment-fakes/countdown.js";
 import type { KhaltiFaults, LookupFailure } from "./types.js";
-
-interface Countdown<T> {
-  what: T;
-  remaining: number;
-}
-
-function countdown<T>(times: number, what: T): Countdown<T> {
-  if (!(Number.isInteger(times) && times > 0)) {
-    throw new RangeError(`Fault times must be a positive integer, got ${times}`);
-  }
-  return { what, remaining: times };
-}
-
-/** Counts one use of the fault; returns what it does, or undefined once spent. */
-function take<T>(fault: Countdown<T> | undefined): T | undefined {
-  if (!fault || fault.remaining === 0) return undefined;
-  fault.remaining -= 1;
-  return fault.what;
-}
 
 export class FaultTable implements KhaltiFaults {
   private readonly pending = new Set<string>();

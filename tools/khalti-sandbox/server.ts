@@ -29,11 +29,11 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { sendJson } from "../payment-fakes/http.js";
 import { handleApi, matchApi } from "./api.js";
 import { handlePage, matchPage } from "./buyer.js";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
 import { FaultTable } from "./faults.js";
-import { sendJson } from "./http.js";
 import { PaymentBook } from "./payments.js";
 import type { KhaltiPayment, KhaltiRequest, KhaltiSandbox, KhaltiSandboxOptions } from "./types.js";
 import { detail } from "./wire.js";

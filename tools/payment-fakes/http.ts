@@ -1,5 +1,5 @@
-// Low-level request/response helpers. Writes are skipped once the client has gone: a caller
-// that stopped waiting must never crash the sandbox.
+// Request/response helpers of the payment systems' sandboxes (Khalti's, eSewa's). Writes are
+// skipped once the client has gone: a caller that stopped waiting must never crash a sandbox.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 
@@ -9,7 +9,7 @@ export async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** A request body as parsed; an empty body counts as `{}`. */
+/** A request body as parsed; an empty body counts as `{}` (a Khalti refund sends none). */
 type ParsedBody = { valid: true; value: unknown } | { valid: false; error: string };
 
 export function parseJson(text: string): ParsedBody {
@@ -32,7 +32,7 @@ function send(
   response.end(text);
 }
 
-/** JSON already written (eSewa's amounts keep their text: see wire.ts). */
+/** JSON already written (eSewa's amounts keep their text: see esewa-sandbox/wire.ts). */
 export function sendJsonText(response: ServerResponse, status: number, json: string): void {
   send(response, status, { "content-type": "application/json" }, json);
 }
