@@ -454,15 +454,37 @@ const SECRET_VARIABLES = [
   "WEBHOOK_SECRET",
 ] as const;
 
-/** The secrets set in these variables, by name. */
+/** The variables holding a connection URL, whose password is a secret. */
+const CONNECTION_URL_VARIABLES = ["DATABASE_URL", "REDIS_URL"] as const;
+
+/**
+ * A connection URL's password, in the userinfo (`redis://:pw@host`) or as pg's `?password=`,
+ * as written there (the scrubber adds the decoded form), with the user it goes with: a URL
+ * in a driver's message then shows neither. The user alone is no secret, and a short one
+ * ("u", "bot") scrubbed from every line would garble the log.
+ */
+function urlPasswords(name: string, value: string | undefined): [string, string][] {
+  const url = value ? URL.parse(value) : null;
+  const found: [string, string][] = [];
+  if (url?.password) {
+    found.push([`${name} password`, url.password]);
+    found.push([`${name} user and password`, `${url.username}:${url.password}`]);
+  }
+  const parameter = url && /[?&]password=([^&#]*)/.exec(url.search)?.[1];
+  if (parameter) found.push([`${name} password parameter`, parameter]);
+  return found;
+}
+
+/** The secrets set in these variables, by name: the one list every logger scrubs. */
 export function secretsOf(
   env: {
-    [name in (typeof SECRET_VARIABLES)[number]]?: string;
+    [name in (typeof SECRET_VARIABLES | typeof CONNECTION_URL_VARIABLES)[number]]?: string;
   },
 ): Record<string, string> {
-  return Object.fromEntries(
-    SECRET_VARIABLES.flatMap((name) => (env[name] ? [[name, env[name]]] : [])),
-  );
+  return Object.fromEntries([
+    ...SECRET_VARIABLES.flatMap((name) => (env[name] ? [[name, env[name]]] : [])),
+    ...CONNECTION_URL_VARIABLES.flatMap((name) => urlPasswords(name, env[name])),
+  ]);
 }
 
 const schema = environment.transform((e) => ({
@@ -621,7 +643,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** The ledger's part of the configuration alone (`npm run migrate`). */
 export function loadLedgerConfig(env: NodeJS.ProcessEnv = process.env) {
   const e = parsed(ledgerVariables, env);
-  return { ledger: ledgerTarget(e), logLevel: e.LOG_LEVEL };
+  return { ledger: ledgerTarget(e), secrets: Object.values(secretsOf(e)), logLevel: e.LOG_LEVEL };
 }
 
 function parsed<T extends z.ZodType>(shape: T, env: NodeJS.ProcessEnv): z.output<T> {

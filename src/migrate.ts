@@ -6,7 +6,8 @@ import { ConfigError, loadLedgerConfig } from "./config.js";
 
 try {
   const config = loadLedgerConfig();
-  const ledger = new LedgerConnection(config.ledger, { log: createLogger(config.logLevel) });
+  const log = createLogger(config.logLevel, { secrets: config.secrets });
+  const ledger = new LedgerConnection(config.ledger, { log });
   await ledger.open();
   await ledger.close();
   process.exit(0);

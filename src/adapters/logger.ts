@@ -5,7 +5,7 @@ import { secretScrubber } from "./logging/secrets.js";
 export type Logger = pino.Logger;
 
 export interface LoggerOptions {
-  /** Values never written: the bot token, the provider's and the payment systems' keys. */
+  /** Values never written (config.ts's secretsOf): tokens, keys, the stores' passwords. */
   secrets?: readonly string[];
   destination?: pino.DestinationStream;
 }

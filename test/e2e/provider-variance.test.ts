@@ -165,11 +165,12 @@ describe.each(["v1.0.1", "v1.0.0"] as const)(
       }
       const fifth = connections(buttonsOf(user));
       expect(fifth).toHaveLength(8);
-      expect(fifth.at(-1)).toContain("••••0011");
-      await expectReply(user, () => user.press(/••••0011/), "Choose a package");
-      // The list, turned in place, now names the connection chosen.
+      // The twelfth, 7000000011, ends the same even on half the id: the two are numbered.
+      expect(fifth.at(-1)).toBe("TV ••••00011 #2 · active");
+      await expectReply(user, () => user.press(/••••00011 #2/), "Choose a package");
+      // The list, turned in place, now names the connection chosen, as its button did.
       const prompt = user.messages().find((m) => m.message_id === choice.message_id);
-      expect(prompt?.text).toContain("••••0011");
+      expect(prompt?.text).toContain("••••00011 #2");
       // Every tap was answered, once: Prev, the indicator, four Nexts and the connection.
       expect(answered() - answeredBefore).toBe(7);
     });

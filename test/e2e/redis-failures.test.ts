@@ -1,10 +1,12 @@
 // Redis failing under a running bot process: a Redis of the test's own is killed, paused and
-// restarted (the shared one is never touched).
+// restarted (the shared one is never touched); and stores that cannot be reached at a URL with
+// a password.
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type BotProcess, type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
 import { toldPurchasesOf } from "../support/ledger-rows.js";
+import { freePort } from "../support/ports.js";
 import { answers, type OwnRedis, startOwnRedis } from "../support/redis-server.js";
 
 const logged = (bot: BotProcess, msg: string) => bot.logs().filter((line) => line.msg === msg);
@@ -154,4 +156,27 @@ describe("Redis durability at start", () => {
     expect(logged(quiet, "Redis could lose reminders and sessions")).toEqual([]);
     expect(JSON.stringify(quiet.logs())).not.toContain("could lose");
   }, 30_000);
+});
+
+describe("connection errors for URLs with a password", () => {
+  let stack: ProcessStack;
+  afterAll(() => stack.stop());
+
+  it("are logged without the password, as written or decoded (the run's log scan knows them too)", async () => {
+    stack = await startProcessStack("url-passwords");
+    const [redisPort, postgresPort] = [await freePort(), await freePort()];
+    const bot = stack.startBot({
+      LOG_LEVEL: "info",
+      REDIS_URL: `redis://bot:r3d1s%2Fpw@127.0.0.1:${redisPort}`,
+      DATABASE_URL: `postgres://ledger:pg%40pw@127.0.0.1:${postgresPort}/topup`,
+    });
+    await untilLogged(bot, "Redis is unreachable");
+    await untilLogged(bot, "waiting for the ledger's database");
+    for (const msg of ["Redis is unreachable", "waiting for the ledger's database"]) {
+      expect(String(logged(bot, msg)[0]?.reason)).toContain("ECONNREFUSED");
+    }
+    expect(JSON.stringify(bot.logs())).not.toMatch(/r3d1s|pg%40pw|pg@pw/);
+    bot.child.kill("SIGKILL");
+    await bot.exited;
+  }, 20_000);
 });

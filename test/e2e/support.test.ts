@@ -283,7 +283,7 @@ describe("support lookups in an allow-listed group", () => {
       { command: "recent", code: "1000002" },
     ]);
     for (const record of records) {
-      expect(record).toMatchObject({ staff: AGENT, group: SUPPORT });
+      expect(record).toMatchObject({ sender: AGENT, group: SUPPORT });
       expect(record.at).toBeGreaterThanOrEqual(started);
       expect(record.at).toBeLessThanOrEqual(Date.now());
     }
@@ -324,7 +324,7 @@ describe("the audit stream", () => {
     const keys = redisKeys(`${stack.env.REDIS_KEY_PREFIX}bounded:`);
     const small = new RedisAuditLog(redis, keys, 10);
     for (let i = 0; i < 300; i++) {
-      await small.record({ staff: 1, group: SUPPORT, command: "lookup", code: `c${i}`, at: i });
+      await small.record({ sender: 1, group: SUPPORT, command: "lookup", code: `c${i}`, at: i });
     }
     const length = await redis.xlen(keys.auditLookups);
     // MAXLEN ~ trims whole radix-tree nodes (100 entries by default), never below the maximum.

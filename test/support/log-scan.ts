@@ -3,6 +3,7 @@
 // report names the kind and the file:line, never the value found.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { secretForms } from "../../src/adapters/logging/secrets.js";
 import { CUSTOMER_SEEDS } from "../../tools/sandbox/data.js";
 
 export const LOG_DIR_VARIABLE = "TEST_LOG_DIR";
@@ -54,9 +55,10 @@ function secretRules(dir: string): Rule[] {
     .filter(Boolean)
     .flatMap((line) => Object.entries(JSON.parse(line) as Record<string, string>));
   const unique = new Map(pairs.map(([name, value]) => [`${name}\0${value}`, { name, value }]));
+  // Every form the logger scrubs (as is, percent-decoded, JSON-escaped): none may be left.
   return [...unique.values()].map(({ name, value }) => ({
     kind: name,
-    pattern: new RegExp(escaped(value)),
+    pattern: new RegExp(secretForms(value).map(escaped).join("|")),
   }));
 }
 

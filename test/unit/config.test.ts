@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from "../../src/config.js";
+import { CONFIG_VARIABLES, ConfigError, loadConfig, loadLedgerConfig } from "../../src/config.js";
 
 const valid = {
   BOT_TOKEN: "123456:secret-bot-token",
@@ -380,5 +380,21 @@ describe("the secrets the logger scrubs", () => {
       all.KHALTI_SECRET_KEY,
       all.WEBHOOK_SECRET,
     ]);
+  });
+
+  it("include the passwords in DATABASE_URL and REDIS_URL, also for `npm run migrate`", () => {
+    const stores = {
+      DATABASE_URL: "postgresql://ledger:pg%23pw@db.internal/topup",
+      REDIS_URL: "redis://:redis-pw@cache.internal:6379",
+    };
+    expect(loadConfig({ ...valid, ...stores }).secrets).toEqual([
+      valid.BOT_TOKEN,
+      valid.PROVIDER_TOKEN,
+      "pg%23pw",
+      "ledger:pg%23pw",
+      "redis-pw",
+      ":redis-pw",
+    ]);
+    expect(loadLedgerConfig(stores).secrets).toEqual(["pg%23pw", "ledger:pg%23pw"]);
   });
 });

@@ -48,6 +48,19 @@ describe("the log scan", () => {
     }
   });
 
+  it("finds a connection URL's password as written and percent-decoded", () => {
+    const secrets = { "REDIS_URL password": "pa%2F55", "REDIS_URL user and password": "u:pa%2F55" };
+    const dir = runFolder({
+      [SECRETS_FILE]: `${JSON.stringify(secrets)}\n`,
+      "d.log": ['{"reason":"AUTH pa/55 refused"}', '{"url":"redis://u:pa%2F55@h"}'].join("\n"),
+    });
+    expect(scanLogs(dir)).toEqual([
+      { kind: "REDIS_URL password", file: "d.log", line: 1 },
+      { kind: "REDIS_URL password", file: "d.log", line: 2 },
+      { kind: "REDIS_URL user and password", file: "d.log", line: 2 },
+    ]);
+  });
+
   it("finds names as whole words only, and nothing in clean lines", () => {
     const dir = runFolder({
       "c.log": '{"msg":"Ramesh and Sitara; hari.gurung","service":"tv"}\n',

@@ -7,6 +7,7 @@ import { Api, BotError, GrammyError, HttpError } from "grammy";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/adapters/logger.js";
+import { secretsOf } from "../../src/config.js";
 
 const BOT_TOKEN = "123456:unit-Bot_token";
 const SECRETS = {
@@ -183,5 +184,39 @@ describe("the secret scrubber", () => {
       nested: { payment: "[redacted]" },
       msg: "secret [redacted] and [redacted]",
     });
+  });
+
+  it("removes the passwords of DATABASE_URL and REDIS_URL, as written and percent-decoded", () => {
+    const urls = {
+      DATABASE_URL: "postgres://ledger:pa%2F55%40pg@db.internal:5432/topup?sslmode=require",
+      REDIS_URL: "rediss://bot:r3d1s%3Apw@cache.internal:6380/2",
+    };
+    const { log, lines } = logged(Object.values(secretsOf(urls)));
+    log.error(
+      {
+        reason: `connect ${urls.DATABASE_URL} failed`,
+        err: new Error(`AUTH failed for ${urls.REDIS_URL}`),
+      },
+      'password "pa/55@pg" and r3d1s:pw refused',
+    );
+    const line = only(lines);
+    expect(lines[0]).not.toMatch(/pa%2F55|pa\/55|r3d1s/);
+    expect(line.reason).toBe(
+      "connect postgres://[redacted]@db.internal:5432/topup?sslmode=require failed",
+    );
+    expect(line.err.message).toBe("AUTH failed for rediss://[redacted]@cache.internal:6380/2");
+    expect(line.msg).toBe('password "[redacted]" and [redacted] refused');
+
+    // Only the passwords: a user, a host or a URL without a password is left as it is.
+    expect(
+      secretsOf({ REDIS_URL: "redis://bot@cache:6379", DATABASE_URL: "postgres://u@db/x" }),
+    ).toEqual({});
+    const parameter = secretsOf({
+      DATABASE_URL: "postgres://u@db/x?password=pa%2655&sslmode=disable",
+    });
+    expect(Object.values(parameter)).toEqual(["pa%2655"]);
+    const scrubbed = logged(Object.values(parameter));
+    scrubbed.log.warn({}, "pa%2655 or pa&55");
+    expect(only(scrubbed.lines).msg).toBe("[redacted] or [redacted]");
   });
 });

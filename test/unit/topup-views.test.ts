@@ -3,11 +3,13 @@ import type { Journey } from "../../src/bot/features/topup/journey.js";
 import {
   confirmView,
   connectionChoice,
+  connectionLine,
   listView,
   overviewView,
 } from "../../src/bot/features/topup/views.js";
 import { Translator } from "../../src/bot/shared/i18n.js";
 import { ValueFormatter } from "../../src/bot/shared/values.js";
+import type { Connection } from "../../src/domain/model.js";
 import { bouquet, journeyWith } from "../support/journeys.js";
 
 const i18n = new Translator();
@@ -77,6 +79,28 @@ describe("the journey of a customer found by a typed code (masked)", () => {
     ];
     const choice = connectionChoice("j", connections, 0, t, true);
     expect(buttons(choice)).toEqual(["TV ••••0011 · active", "TV ••••0022 · active"]);
+  });
+
+  it("tells apart connections whose masked ids would read the same, and keeps the chosen one's", () => {
+    const tv = journey(true).connection;
+    const connections = [
+      tv,
+      { ...tv, id: "8000010011" },
+      { ...tv, id: "1230000222" },
+      { ...tv, id: "4560000222" },
+    ];
+    const choice = connectionChoice("j", connections, 0, t, true);
+    expect(buttons(choice)).toEqual([
+      "TV ••••00011 · active",
+      "TV ••••10011 · active",
+      "TV ••••00222 #1 · active",
+      "TV ••••00222 #2 · active",
+    ]);
+    expect(connectionLine(connections[3] as Connection, t, true, connections)).toBe(
+      "TV ••••00222 #2 · active",
+    );
+    // Shown alone (the menu's header), as before.
+    expect(connectionLine(tv, t, true)).toBe("TV ••••0011 · active");
   });
 
   it("shows everything to the customer's own contact", () => {

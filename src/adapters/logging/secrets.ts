@@ -8,11 +8,29 @@ const BOT_URL_TOKEN = /bot\d+:[\w-]+/g;
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** Replaces each secret, as is and as JSON escapes it, in a serialized log line. */
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * How a secret may appear in a serialized log line: as is and percent-decoded (a connection
+ * URL's password is written encoded, and its driver uses it decoded), each also as JSON escapes
+ * it.
+ */
+export function secretForms(secret: string): string[] {
+  if (secret === "") return [];
+  const forms = [secret, percentDecoded(secret)];
+  return [...new Set(forms.flatMap((form) => [form, JSON.stringify(form).slice(1, -1)]))];
+}
+
+/** Replaces every form of each secret in a serialized log line. */
 export function secretScrubber(secrets: readonly string[]): (line: string) => string {
   const forms = secrets
-    .filter((secret) => secret !== "")
-    .flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)])
+    .flatMap(secretForms)
     // The longest first: a secret that contains another is replaced whole.
     .sort((a, b) => b.length - a.length)
     .map(escaped);

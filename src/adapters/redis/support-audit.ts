@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type {
   AuditLog,
   AuditRecord,
+  Refusal,
   StaffCommand,
   StoredAuditRecord,
 } from "../../domain/support-audit.js";
@@ -10,7 +11,10 @@ import type { RedisKeys } from "./keys.js";
 /** Entries kept at least; Redis trims whole nodes, so slightly more may stay (`MAXLEN ~`). */
 const AUDIT_MAX_LENGTH = 10_000;
 
-/** The audit trail as a Redis stream. */
+/**
+ * The audit trail as a Redis stream: the sender under `userId`, or under `senderChatId` when it
+ * was a chat; `refused` only on refusals.
+ */
 export class RedisAuditLog implements AuditLog {
   constructor(
     private readonly redis: Redis,
@@ -25,8 +29,8 @@ export class RedisAuditLog implements AuditLog {
       "~",
       this.maxLength,
       "*",
-      "userId",
-      String(record.staff),
+      record.asChat ? "senderChatId" : "userId",
+      String(record.sender),
       "chatId",
       String(record.group),
       "command",
@@ -35,6 +39,7 @@ export class RedisAuditLog implements AuditLog {
       record.code,
       "at",
       String(record.at),
+      ...(record.refused ? ["refused", record.refused] : []),
     );
     if (id === null) throw new Error("XADD returned no id");
     return id;
@@ -47,13 +52,17 @@ export class RedisAuditLog implements AuditLog {
       for (let i = 0; i + 1 < fields.length; i += 2) {
         value.set(fields[i] as string, fields[i + 1] as string);
       }
+      const senderChat = value.get("senderChatId");
+      const refused = value.get("refused") as Refusal | undefined;
       return {
         id,
-        staff: Number(value.get("userId")),
+        sender: Number(senderChat ?? value.get("userId")),
+        ...(senderChat !== undefined && { asChat: true as const }),
         group: Number(value.get("chatId")),
         command: value.get("command") as StaffCommand,
         code: value.get("code") ?? "",
         at: Number(value.get("at")),
+        ...(refused && { refused }),
       };
     });
   }

@@ -2,12 +2,13 @@
 // support group (SUPPORT_CHAT_IDS) and a person who is staff there: the admins, and
 // STAFF_USER_IDS or, without that list, the group's own administrators (asked from Telegram,
 // kept for STAFF_ROLE_CACHE_SECONDS): never every member. Marking a refund done needs
-// REFUND_USER_IDS or an admin (who are staff too). A message sent as an anonymous admin or as a channel names no
-// person to audit: refused, with a request to send it as oneself.
+// REFUND_USER_IDS or an admin (who are staff too). A message sent as an anonymous admin or as a
+// channel names no person to audit: refused, with a request to send it as oneself. Every staff
+// command is audited, the refused ones too.
 import type { MiddlewareFn } from "grammy";
 import type { Config } from "../../config.js";
 import type { Log } from "../../domain/ports.js";
-import type { AuditLog, StaffCommand } from "../../domain/support-audit.js";
+import type { AuditLog, AuditRecord, Refusal, StaffCommand } from "../../domain/support-audit.js";
 import type { BotContext } from "../context.js";
 
 /** The stand-in senders: GroupAnonymousBot (anonymous admins) and Channel_Bot (channels). */
@@ -15,8 +16,8 @@ const STAND_IN_SENDERS = new Set([1087968824, 136817688]);
 /** Cached answers kept at most; beyond it the cache starts again (a flood of strangers). */
 const CACHE_MAX = 10_000;
 
-export type Need = "staff" | "refunds";
-type Verdict = "allowed" | "anonymous" | "refused";
+type Need = "staff" | "refunds";
+type Verdict = "allowed" | Refusal;
 
 interface StaffOptions {
   roles: Config["roles"];
@@ -58,13 +59,15 @@ export class StaffRoles {
   async verdict(ctx: BotContext, need: Need): Promise<Verdict> {
     if (sentAsStandIn(ctx)) return "anonymous";
     const userId = ctx.from?.id;
-    if (userId === undefined) return "refused";
-    if (need === "refunds") return this.isRefunder(userId) ? "allowed" : "refused";
+    if (need === "refunds") {
+      return userId !== undefined && this.isRefunder(userId) ? "allowed" : "not-refunder";
+    }
+    if (userId === undefined) return "not-staff";
     if (this.isListedStaff(userId)) return "allowed";
-    if (this.options.roles.staffUserIds !== undefined) return "refused";
+    if (this.options.roles.staffUserIds !== undefined) return "not-staff";
     const chatId = ctx.chat?.id;
-    if (chatId === undefined || !this.isSupportChat(chatId)) return "refused";
-    return (await this.isGroupAdmin(ctx, chatId, userId)) ? "allowed" : "refused";
+    if (chatId === undefined || !this.isSupportChat(chatId)) return "not-staff";
+    return (await this.isGroupAdmin(ctx, chatId, userId)) ? "allowed" : "not-staff";
   }
 
   private async isGroupAdmin(ctx: BotContext, chatId: number, userId: number): Promise<boolean> {
@@ -80,25 +83,38 @@ export class StaffRoles {
   }
 }
 
+interface AuditDeps {
+  audit: AuditLog;
+  logger: Log;
+  now(): number;
+}
+
+const REFUSAL_TEXTS: Record<Refusal, string> = {
+  "not-staff": "staff-only",
+  "not-refunder": "staff-refunds-only",
+  anonymous: "staff-send-as-yourself",
+};
+
 /**
- * Lets a command (or a support card's button) through only for a person with the role;
- * everyone else is told why, in their language, and logged (ids only).
+ * Lets a command (or a support card's button) through only for a person with its role:
+ * marking a refund done needs a refunder, the rest staff. Everyone else is audited (ids and
+ * the reason, never what they typed), logged (ids only) and told why, in their language.
+ * Throws when the audit cannot be written, as `audited` does.
  */
-export function requireRole(roles: StaffRoles, need: Need, log: Log): MiddlewareFn<BotContext> {
+export function requireRole(
+  deps: AuditDeps & { staff: StaffRoles },
+  command: StaffCommand,
+): MiddlewareFn<BotContext> {
+  const need: Need = command === "refunded" ? "refunds" : "staff";
   return async (ctx, next) => {
-    const verdict = await roles.verdict(ctx, need);
+    const verdict = await deps.staff.verdict(ctx, need);
     if (verdict === "allowed") return next();
-    log.info(
-      { userId: ctx.from?.id, chatId: ctx.chat?.id, need, verdict },
+    await deps.audit.record({ ...auditEntry(deps, ctx, command, ""), refused: verdict });
+    deps.logger.info(
+      { userId: ctx.from?.id, chatId: ctx.chat?.id, command, refused: verdict },
       "staff command refused",
     );
-    const text = ctx.t(
-      verdict === "anonymous"
-        ? "staff-send-as-yourself"
-        : need === "refunds"
-          ? "staff-refunds-only"
-          : "staff-only",
-    );
+    const text = ctx.t(REFUSAL_TEXTS[verdict]);
     if (ctx.callbackQuery) {
       await ctx.answerCallbackQuery({ text, show_alert: true });
       return;
@@ -112,19 +128,31 @@ export function requireRole(roles: StaffRoles, need: Need, log: Log): Middleware
   };
 }
 
+/** Who sent it, where and when: a person by user id, a stand-in by the chat it sent as. */
+function auditEntry(
+  deps: AuditDeps,
+  ctx: BotContext,
+  command: StaffCommand,
+  code: string,
+): AuditRecord {
+  const sender = sentAsStandIn(ctx)
+    ? { sender: ctx.msg?.sender_chat?.id ?? ctx.chat?.id ?? 0, asChat: true as const }
+    : { sender: ctx.from?.id ?? 0 };
+  return { ...sender, group: ctx.chat?.id ?? 0, command, code, at: deps.now() };
+}
+
 /**
  * Records a staff action before it happens: in the audit trail with what it was about, in
  * the log without it (user id, chat id and command only). Throws when the audit cannot be
  * written, so that nothing is done unaudited.
  */
 export async function audited(
-  deps: { audit: AuditLog; logger: Log; now(): number },
+  deps: AuditDeps,
   ctx: BotContext,
   command: StaffCommand,
   code: string,
 ): Promise<void> {
-  const staff = ctx.from?.id ?? 0;
-  const chat = ctx.chat?.id ?? 0;
-  await deps.audit.record({ staff, group: chat, command, code, at: deps.now() });
-  deps.logger.info({ userId: staff, chatId: chat, command }, "staff action");
+  const entry = auditEntry(deps, ctx, command, code);
+  await deps.audit.record(entry);
+  deps.logger.info({ userId: entry.sender, chatId: entry.group, command }, "staff action");
 }

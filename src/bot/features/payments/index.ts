@@ -41,7 +41,7 @@ export function createPayments(
       (ctx.chat?.type === "private" && deps.staff.isRefunder(ctx.from?.id ?? 0)) ||
       deps.staff.isSupportChat(ctx.chat?.id),
   );
-  staff.command("refunds", requireRole(deps.staff, "staff", deps.logger), async (ctx) => {
+  staff.command("refunds", requireRole(deps, "refunds"), async (ctx) => {
     await audited(deps, ctx, "refunds", "");
     const due = await refunds.due(REFUNDS_READ);
     const fmt = deps.formatter(localeOf(ctx));
@@ -49,7 +49,7 @@ export function createPayments(
       refundsView(due, (key, variables) => ctx.t(key, variables), fmt, minorDigits, deps.now()),
     );
   });
-  staff.command("refunded", requireRole(deps.staff, "refunds", deps.logger), async (ctx) => {
+  staff.command("refunded", requireRole(deps, "refunded"), async (ctx) => {
     const [key = "", ...note] = ctx.match.trim().split(/\s+/);
     if (!key) {
       await ctx.reply(ctx.t("refunded-usage"));

@@ -42,9 +42,8 @@ export function createSupport(deps: BotDeps): Composer<BotContext> {
   const supportChat = support.filter(
     (ctx) => isGroup(ctx.chat?.type) && deps.staff.isSupportChat(ctx.chat?.id),
   );
-  const staffOnly = requireRole(deps.staff, "staff", deps.logger);
-  supportChat.command(TYPED_COMMANDS, staffOnly);
-  supportChat.callbackQuery(refreshButtons.filter, staffOnly);
+  for (const command of TYPED_COMMANDS) supportChat.command(command, requireRole(deps, command));
+  supportChat.callbackQuery(refreshButtons.filter, requireRole(deps, "refresh"));
   supportChat.use(createLookup(deps), createTxn(deps), createRecent(deps));
 
   support.chatType("private").command(TYPED_COMMANDS, (ctx) => ctx.reply(ctx.t("support-only")));

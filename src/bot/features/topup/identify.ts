@@ -234,7 +234,7 @@ export function createIdentify(deps: BotDeps) {
           continue;
         }
         if (pick.callbackQuery) await pick.answerCallbackQuery();
-        const line = connectionLine(chosen, t, masked);
+        const line = connectionLine(chosen, t, masked, connections);
         await pick.api.editMessageText(prompt.chat.id, prompt.message_id, line);
         connection = chosen;
         current = pick;

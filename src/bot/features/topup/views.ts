@@ -17,7 +17,7 @@ import {
   subscriptionLine,
   type Translate,
 } from "../../shared/labels.js";
-import { maskedId, maskedName } from "../../shared/masking.js";
+import { maskedIds, maskedName } from "../../shared/masking.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { menuButton, topupButtons } from "./callback-data.js";
 import { type Journey, paged, pageOf, renewals } from "./journey.js";
@@ -45,11 +45,14 @@ function shortName(customer: Customer): string {
 const customerName = (customer: Customer, masked: boolean) =>
   masked ? escapeHtml(maskedName(customer.firstName, customer.lastName)) : shortName(customer);
 
-const shownConnection = (connection: Connection, t: Translate, masked: boolean) =>
-  connectionLabel(
-    { ...connection, id: masked ? maskedId(connection.id) : truncate(connection.id, ID_LENGTH) },
-    t,
+/** The connections as listed together: masked ids told apart where they would read the same. */
+function connectionLabels(connections: readonly Connection[], t: Translate, masked: boolean) {
+  const ids = connections.map((connection) => connection.id);
+  const shown = masked ? maskedIds(ids) : ids.map((id) => truncate(id, ID_LENGTH));
+  return connections.map((connection, i) =>
+    connectionLabel({ ...connection, id: shown[i] ?? "" }, t),
   );
+}
 
 /** Masked, the card names no customer id: only the masked name and the status. */
 export function customerCard(customer: Customer, t: Translate, masked: boolean): string {
@@ -62,8 +65,15 @@ export function customerCard(customer: Customer, t: Translate, masked: boolean):
   });
 }
 
-export function connectionLine(connection: Connection, t: Translate, masked: boolean): string {
-  return escapeHtml(shownConnection(connection, t, masked));
+/** One connection; `listed`: the list it was chosen from, whose label for it is kept. */
+export function connectionLine(
+  connection: Connection,
+  t: Translate,
+  masked: boolean,
+  listed: readonly Connection[] = [],
+): string {
+  const list = listed.includes(connection) ? listed : [connection];
+  return escapeHtml(connectionLabels(list, t, masked)[list.indexOf(connection)] ?? "");
 }
 
 /** The connections to choose from, a page of them at a time (an id can be typed too). */
@@ -79,10 +89,10 @@ export function connectionChoice(
     requestedPage,
   );
   const keyboard = new InlineKeyboard();
+  const labels = connectionLabels(connections, t, masked);
   for (const index of items) {
-    const connection = connections[index] as Connection;
     const data = topupButtons.encode({ kind: "connection", journeyId, index });
-    keyboard.text(shownConnection(connection, t, masked), data).row();
+    keyboard.text(labels[index] ?? "", data).row();
   }
   const go = (target: number) =>
     topupButtons.encode({ kind: "connections", journeyId, page: target });
