@@ -1,7 +1,8 @@
 // Each payment method in words, the same in every view that names it (/report, /txn, /recent,
 // /history): its name, and what its two references are called. A method is one entry of
 // METHOD_TEXTS, its texts in locales/<lang>/methods.ftl.
-import type { PaymentMethod } from "../../domain/purchase.js";
+import type { PaymentCharge, PaymentMethod } from "../../domain/purchase.js";
+import { escapeHtml, truncate } from "./html.js";
 import type { Translate } from "./labels.js";
 
 interface MethodTexts {
@@ -32,7 +33,36 @@ const METHOD_TEXTS = {
   },
 } satisfies Record<string, MethodTexts>;
 
+/** References are ids: shown whole up to this length. */
+const REFERENCE_LENGTH = 128;
+
 /** The method's name; a purchase that asked for no payment (PAYMENT_MODE=none) says so. */
 export function methodName(method: PaymentMethod | null | undefined, t: Translate): string {
   return method ? t(METHOD_TEXTS[method].name) : t("method-none");
 }
+
+/**
+ * A payment's references named as its system names them (HTML): "pidx <code>…</code> · Khalti
+ * transaction <code>…</code>"; null before it is paid.
+ */
+export function methodReferences(
+  method: PaymentMethod,
+  charge: Pick<PaymentCharge, "id" | "providerId"> | undefined,
+  t: Translate,
+): string | null {
+  if (charge === undefined) return null;
+  const texts = METHOD_TEXTS[method];
+  const code = (id: string) => `<code>${escapeHtml(truncate(id, REFERENCE_LENGTH))}</code>`;
+  const references = [`${t(texts.charge)} ${code(charge.id)}`];
+  if (charge.providerId !== null) {
+    references.push(`${t(texts.providerCharge)} ${code(charge.providerId)}`);
+  }
+  return references.join(" · ");
+}
+
+/**
+ * The one reference a buyer quotes (HTML), as their receipt gives it: the one on their wallet's
+ * or card's statement when the system gave one, else the system's id of the payment.
+ */
+export const buyerReference = (charge: Pick<PaymentCharge, "id" | "providerId">) =>
+  `<code>${escapeHtml(truncate(charge.providerId ?? charge.id, 64))}</code>`;
