@@ -78,6 +78,10 @@ describe("paying with Khalti", () => {
     khalti.pay(pidx);
     expect((await receipt).text).toContain("with Khalti");
     expect(topups()).toBe(1);
+    // /history names the method and the reference Khalti's statement shows.
+    const transaction = khalti.payment(pidx)?.transactionId ?? "?";
+    const history = await expectReply(user, () => user.sendText("/history"), "Your last top-up");
+    expect(history.text).toContain(`Payment: Khalti · reference ${transaction}`);
   });
 
   it("tells a buyer who does not come back that Khalti holds the payment (Pending), once", async () => {

@@ -161,7 +161,8 @@ describe("paying with Telegram Payments", () => {
       "Recorded",
     );
     await refunded;
-    await expectReply(user, () => user.sendText("/history"), "Refunded");
+    const history = await expectReply(user, () => user.sendText("/history"), "Refunded");
+    expect(history.text).toContain("Payment: Telegram Payments (card) · reference prov-refund-me");
     await expectReply(admin, () => admin.sendText(`/refunded ${purchaseId}`), "No refund is due");
     const after = await expectReply(admin, () => admin.sendText("/refunds"), /Refund/);
     expect(after.text).not.toContain("prov-refund-me");
