@@ -250,6 +250,7 @@ describe("paying with Khalti", () => {
     const transaction = khalti.payment(pidx)?.transactionId ?? "";
     const listed = await expectReply(admin, () => admin.sendText("/refunds"), "Refunds due");
     expect(listed.text).toContain(transaction);
+    expect(listed.text).toContain(`Khalti · Khalti transaction ${transaction}`);
     await until(
       async () => user.messages().some((m) => m.text?.includes("will be refunded")),
       3_000,

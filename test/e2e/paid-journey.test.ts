@@ -152,6 +152,7 @@ describe("paying with Telegram Payments", () => {
 
     const listed = await expectReply(admin, () => admin.sendText("/refunds"), "Refunds due");
     expect(listed.text).toContain("prov-refund-me");
+    expect(listed.text).toContain("Telegram Payments (card) · provider charge prov-refund-me");
     const purchaseId = /purchase (\S+),/.exec((await alert).text ?? "")?.[1];
     expect(purchaseId).toBeTruthy();
     const refunded = user.waitForText("was refunded", { timeoutMs: 5_000 });

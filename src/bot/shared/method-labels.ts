@@ -41,9 +41,19 @@ export function methodName(method: PaymentMethod | null | undefined, t: Translat
   return method ? t(METHOD_TEXTS[method].name) : t("method-none");
 }
 
+/** One of a payment's references, named as its system names it (HTML). */
+function named(
+  method: PaymentMethod,
+  which: keyof Omit<MethodTexts, "name">,
+  id: string,
+  t: Translate,
+) {
+  return `${t(METHOD_TEXTS[method][which])} <code>${escapeHtml(truncate(id, REFERENCE_LENGTH))}</code>`;
+}
+
 /**
- * A payment's references named as its system names them (HTML): "pidx <code>…</code> · Khalti
- * transaction <code>…</code>"; null before it is paid.
+ * A payment's references (HTML): "pidx <code>…</code> · Khalti transaction <code>…</code>";
+ * null before it is paid.
  */
 export function methodReferences(
   method: PaymentMethod,
@@ -51,14 +61,25 @@ export function methodReferences(
   t: Translate,
 ): string | null {
   if (charge === undefined) return null;
-  const texts = METHOD_TEXTS[method];
-  const code = (id: string) => `<code>${escapeHtml(truncate(id, REFERENCE_LENGTH))}</code>`;
-  const references = [`${t(texts.charge)} ${code(charge.id)}`];
+  const references = [named(method, "charge", charge.id, t)];
   if (charge.providerId !== null) {
-    references.push(`${t(texts.providerCharge)} ${code(charge.providerId)}`);
+    references.push(named(method, "providerCharge", charge.providerId, t));
   }
   return references.join(" · ");
 }
+
+/**
+ * The reference a person refunds a payment by (HTML): the acquirer's or wallet's (Telegram's
+ * provider charge, Khalti's transaction, eSewa's ref_id), else the system's own id.
+ */
+export const refundReference = (
+  method: PaymentMethod,
+  charge: Pick<PaymentCharge, "id" | "providerId">,
+  t: Translate,
+) =>
+  charge.providerId === null
+    ? named(method, "charge", charge.id, t)
+    : named(method, "providerCharge", charge.providerId, t);
 
 /**
  * The one reference a buyer quotes (HTML), as their receipt gives it: the one on their wallet's
