@@ -1,6 +1,7 @@
 // Each payment method in words, the same in every view that names it (/report, /txn, /recent,
-// /history): its name, and what its two references are called. A method is one entry of
-// METHOD_TEXTS, its texts in locales/<lang>/methods.ftl.
+// /refunds, /history): its name, and what its two references are called. A method is one entry
+// of METHOD_TEXTS (a PaymentMethod without one does not compile), its texts in
+// locales/<lang>/methods.ftl.
 import type { PaymentCharge, PaymentMethod } from "../../domain/purchase.js";
 import { escapeHtml, truncate } from "./html.js";
 import type { Translate } from "./labels.js";
@@ -12,6 +13,9 @@ interface MethodTexts {
   /** The other id it gives (PaymentCharge.providerId), which its statements and refunds use. */
   providerCharge: string;
 }
+
+/** One of a payment's two references. */
+type Reference = { which: keyof Omit<MethodTexts, "name">; id: string };
 
 const METHOD_TEXTS = {
   telegram: {
@@ -42,12 +46,7 @@ export function methodName(method: PaymentMethod | null | undefined, t: Translat
 }
 
 /** One of a payment's references, named as its system names it (HTML). */
-function named(
-  method: PaymentMethod,
-  which: keyof Omit<MethodTexts, "name">,
-  id: string,
-  t: Translate,
-) {
+function named(method: PaymentMethod, which: Reference["which"], id: string, t: Translate) {
   return `${t(METHOD_TEXTS[method][which])} <code>${escapeHtml(truncate(id, REFERENCE_LENGTH))}</code>`;
 }
 
@@ -69,21 +68,25 @@ export function methodReferences(
 }
 
 /**
- * The reference a person refunds a payment by (HTML): the acquirer's or wallet's (Telegram's
- * provider charge, Khalti's transaction, eSewa's ref_id), else the system's own id.
+ * The id a payment is known by outside the bot: the acquirer's or wallet's (Telegram's provider
+ * charge, Khalti's transaction, eSewa's ref_id), which statements show and refunds go by, when
+ * the system gave one; else the system's own.
  */
-export const refundReference = (
+const outside = (charge: Pick<PaymentCharge, "id" | "providerId">): Reference =>
+  charge.providerId === null
+    ? { which: "charge", id: charge.id }
+    : { which: "providerCharge", id: charge.providerId };
+
+/** The reference a person refunds a payment by (HTML), named. */
+export function refundReference(
   method: PaymentMethod,
   charge: Pick<PaymentCharge, "id" | "providerId">,
   t: Translate,
-) =>
-  charge.providerId === null
-    ? named(method, "charge", charge.id, t)
-    : named(method, "providerCharge", charge.providerId, t);
+): string {
+  const { which, id } = outside(charge);
+  return named(method, which, id, t);
+}
 
-/**
- * The one reference a buyer quotes (HTML), as their receipt gives it: the one on their wallet's
- * or card's statement when the system gave one, else the system's id of the payment.
- */
+/** The one reference a buyer quotes (HTML), as their receipt gives it. */
 export const buyerReference = (charge: Pick<PaymentCharge, "id" | "providerId">) =>
-  `<code>${escapeHtml(truncate(charge.providerId ?? charge.id, 64))}</code>`;
+  `<code>${escapeHtml(truncate(outside(charge).id, 64))}</code>`;
