@@ -37,7 +37,7 @@ refund-due-alert = 💸 <b>Refund due</b>: { $amount }, purchase <code>{ $purcha
 refunds-none = No refunds are due.
 refunds-title = 💸 Refunds due: { $count }
 refunds-line = <code>{ $purchase }</code>: { $amount }, buyer { $buyer }, due for { $hours } h
-    provider charge <code>{ $providerCharge }</code>
+    { $paidWith } · { $reference }
 refunds-more = …and { $count } more.
 refunds-how = Refund each with your payment provider by its provider charge, then send /refunded &lt;purchase id or charge id&gt; [note].
 refunded-usage = Send /refunded &lt;purchase id or charge id&gt; [note] once the payment is refunded with your payment provider.

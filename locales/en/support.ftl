@@ -49,6 +49,8 @@ support-journal-entry =
     Package: { $bouquet }
     Amount: { $amount }
     Started: { $time }
+support-payment = Payment: { $method }
+support-payment-paid = Payment: { $method } · { $references }
 support-txn-not-at-provider = The provider has no transaction for this top-up.
 support-txn-unconfirmed = The provider could not be asked about this top-up right now. Please try again in a few minutes.
 support-txn-not-found = No transaction found for <code>{ $query }</code>.
@@ -56,7 +58,7 @@ support-recent-title = <b>Latest top-ups through the bot</b>
 support-recent-title-for = <b>Latest top-ups through the bot for { $code }</b>
 support-recent-none = No top-ups through the bot yet.
 support-recent-none-for = No top-ups through the bot for <code>{ $code }</code>.
-support-recent-line = { $state } · { $amount } · { $bouquet } · { $connection } · customer { $cuid } · { $time } · <code>{ $reference }</code>
+support-recent-line = { $state } · { $amount } · { $bouquet } · { $connection } · customer { $cuid } · { $time } · <code>{ $reference }</code> · { $method }
 
 ## Who may use the staff commands
 

@@ -160,6 +160,8 @@ history-line =
     { $outcome } · { $date }
     { $connection } · { $bouquet } · { $amount }
     Transaction: { $txnId }
+history-payment = Payment: { $method }
+history-payment-paid = Payment: { $method } · reference { $reference }
 history-charged = ✅ Done
 history-checking = ⏳ Still checking
 history-not-charged = ↩️ Not charged

@@ -37,7 +37,7 @@ refund-due-alert = 💸 <b>फिर्ता गर्न बाँकी</b>: 
 refunds-none = फिर्ता गर्न बाँकी केही छैन।
 refunds-title = 💸 फिर्ता गर्न बाँकी: { $count }
 refunds-line = <code>{ $purchase }</code>: { $amount }, ग्राहक { $buyer }, { $hours } घण्टादेखि बाँकी
-    प्रदायक चार्ज <code>{ $providerCharge }</code>
+    { $paidWith } · { $reference }
 refunds-more = …र थप { $count }।
 refunds-how = प्रत्येकलाई यसको प्रदायक चार्जद्वारा आफ्नो भुक्तानी प्रदायकबाट फिर्ता गर्नुहोस्, त्यसपछि /refunded &lt;खरिद आईडी वा चार्ज आईडी&gt; [टिप्पणी] पठाउनुहोस्।
 refunded-usage = भुक्तानी प्रदायकबाट फिर्ता गरेपछि /refunded &lt;खरिद आईडी वा चार्ज आईडी&gt; [टिप्पणी] पठाउनुहोस्।

@@ -49,6 +49,8 @@ support-journal-entry =
     प्याकेज: { $bouquet }
     रकम: { $amount }
     सुरु भएको: { $time }
+support-payment = भुक्तानी: { $method }
+support-payment-paid = भुक्तानी: { $method } · { $references }
 support-txn-not-at-provider = सेवा प्रदायकसँग यो रिचार्जको कुनै कारोबार छैन।
 support-txn-unconfirmed = सेवा प्रदायकबाट अहिले यो रिचार्ज पुष्टि गर्न सकिएन। केही मिनेटपछि फेरि प्रयास गर्नुहोस्।
 support-txn-not-found = <code>{ $query }</code> को कुनै कारोबार भेटिएन।
@@ -56,7 +58,7 @@ support-recent-title = <b>बोटमार्फत भएका पछिल�
 support-recent-title-for = <b>{ $code } का लागि बोटमार्फत भएका पछिल्ला रिचार्जहरू</b>
 support-recent-none = बोटमार्फत अहिलेसम्म कुनै रिचार्ज भएको छैन।
 support-recent-none-for = <code>{ $code }</code> का लागि बोटमार्फत कुनै रिचार्ज भएको छैन।
-support-recent-line = { $state } · { $amount } · { $bouquet } · { $connection } · ग्राहक { $cuid } · { $time } · <code>{ $reference }</code>
+support-recent-line = { $state } · { $amount } · { $bouquet } · { $connection } · ग्राहक { $cuid } · { $time } · <code>{ $reference }</code> · { $method }
 
 ## Who may use the staff commands
 

@@ -152,6 +152,8 @@ history-line =
     { $outcome } · { $date }
     { $connection } · { $bouquet } · { $amount }
     कारोबार: { $txnId }
+history-payment = भुक्तानी: { $method }
+history-payment-paid = भुक्तानी: { $method } · सन्दर्भ { $reference }
 history-charged = ✅ सम्पन्न
 history-checking = ⏳ जाँच हुँदैछ
 history-not-charged = ↩️ शुल्क लागेन

@@ -21,6 +21,21 @@ export interface Totals {
   sum: Amount;
 }
 
+/** The outcomes counted per payment method: money taken, and what became of it. */
+export const METHOD_OUTCOMES = [
+  "charged",
+  "refund-due",
+  "refunded",
+] as const satisfies readonly ReportOutcome[];
+export type MethodOutcome = (typeof METHOD_OUTCOMES)[number];
+
+/** One payment method's purchases of the period, by those outcomes. */
+export interface MethodTotals {
+  /** Null: purchases that asked for no payment (PAYMENT_MODE=none, the agents' top-ups). */
+  method: PaymentMethod | null;
+  outcomes: Record<MethodOutcome, Totals>;
+}
+
 /** How many bouquets the summary ranks. */
 export const BEST_SELLERS = 10;
 
@@ -31,6 +46,11 @@ export interface ReportSummary {
   services: Record<ServiceKind, Totals>;
   /** The best-selling bouquets (charged), most sold first. */
   bouquets: (Totals & { code: string; name: string })[];
+  /**
+   * By payment method (the applied payment's, else the one the purchase asked for), each with
+   * a purchase in one of METHOD_OUTCOMES; amounts as in `outcomes`.
+   */
+  methods: MethodTotals[];
   /**
    * Purchases open right now, whatever their day: awaiting payment, paid, created, token
    * taken, requested, unknown.

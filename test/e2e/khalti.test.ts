@@ -78,6 +78,10 @@ describe("paying with Khalti", () => {
     khalti.pay(pidx);
     expect((await receipt).text).toContain("with Khalti");
     expect(topups()).toBe(1);
+    // /history names the method and the reference Khalti's statement shows.
+    const transaction = khalti.payment(pidx)?.transactionId ?? "?";
+    const history = await expectReply(user, () => user.sendText("/history"), "Your last top-up");
+    expect(history.text).toContain(`Payment: Khalti · reference ${transaction}`);
   });
 
   it("tells a buyer who does not come back that Khalti holds the payment (Pending), once", async () => {
@@ -246,6 +250,7 @@ describe("paying with Khalti", () => {
     const transaction = khalti.payment(pidx)?.transactionId ?? "";
     const listed = await expectReply(admin, () => admin.sendText("/refunds"), "Refunds due");
     expect(listed.text).toContain(transaction);
+    expect(listed.text).toContain(`Khalti · Khalti transaction ${transaction}`);
     await until(
       async () => user.messages().some((m) => m.text?.includes("will be refunded")),
       3_000,

@@ -152,6 +152,7 @@ describe("paying with Telegram Payments", () => {
 
     const listed = await expectReply(admin, () => admin.sendText("/refunds"), "Refunds due");
     expect(listed.text).toContain("prov-refund-me");
+    expect(listed.text).toContain("Telegram Payments (card) · provider charge prov-refund-me");
     const purchaseId = /purchase (\S+),/.exec((await alert).text ?? "")?.[1];
     expect(purchaseId).toBeTruthy();
     const refunded = user.waitForText("was refunded", { timeoutMs: 5_000 });
@@ -161,7 +162,8 @@ describe("paying with Telegram Payments", () => {
       "Recorded",
     );
     await refunded;
-    await expectReply(user, () => user.sendText("/history"), "Refunded");
+    const history = await expectReply(user, () => user.sendText("/history"), "Refunded");
+    expect(history.text).toContain("Payment: Telegram Payments (card) · reference prov-refund-me");
     await expectReply(admin, () => admin.sendText(`/refunded ${purchaseId}`), "No refund is due");
     const after = await expectReply(admin, () => admin.sendText("/refunds"), /Refund/);
     expect(after.text).not.toContain("prov-refund-me");

@@ -167,6 +167,13 @@ describe("/report", () => {
         `🔓 Open right now (of any day): 3 · ${fmt.amount("175")}`,
       ]),
     );
+    // Nobody pays in the bot here: every charge is an agent's, said so by method.
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        "Charged, owed back and refunded, by payment method",
+        `No payment in the bot (agent): ✅ 4 · ${money(topups.map((t) => t.amt))}`,
+      ]),
+    );
     const sellers = lines.filter((line) => /^\d+\. /.test(line));
     expect(sellers[0]).toMatch(/^1\. /);
     expect(sellers).toHaveLength(4);
@@ -326,6 +333,9 @@ describe("/report", () => {
         `फिर्ता गरिएको: १ · ${rupees}`,
       ]),
     );
+    expect(lines).toContain(
+      `Telegram Payments (कार्ड): ✅ ० · ${new ValueFormatter("ne", ZONE, "NPR").amount("0.00")}; 💸 फिर्ता गरिएको १ · ${rupees}`,
+    );
     expect(parseCsv(csv)).toEqual([
       expect.objectContaining({
         purchase_id: refunded.id,
@@ -336,6 +346,75 @@ describe("/report", () => {
         provider_charge_id: refunded.payment_provider_charge_id,
         refund: "refunded",
       }),
+    ]);
+  }, 60_000);
+
+  it("totals each payment method, and names each line's method and references in the file", async () => {
+    const first = daysBefore(day, 8);
+    const khalti = { payment_method: "khalti" };
+    const card = paidLedgerRow({ created_at: noonOf(first), price: "700" });
+    const wallet = paidLedgerRow({ created_at: noonOf(first), ...khalti, price: "1000" });
+    const owed = paidLedgerRow({
+      created_at: noonOf(first),
+      ...khalti,
+      phase: "refund-due",
+      reason: "declined",
+      price: "500",
+    });
+    const agent = ledgerRow({ created_at: noonOf(first), price: "300" });
+    await insertRows(ledger, [card, wallet, owed, agent]);
+    await insertPayments(ledger, [
+      paymentOf(card),
+      paymentOf(wallet, { method: "khalti" }),
+      paymentOf(owed, { method: "khalti" }),
+    ]);
+    await expectReply(
+      admin,
+      () => admin.sendText("/language"),
+      /Choose your language|भाषा छान्नुहोस्/,
+    );
+    await expectReply(admin, () => admin.press("English"), /English/);
+    const { summary, csv } = await askReport(stack, admin, `/report ${first}`);
+    const lines = summary.text?.split("\n") ?? [];
+    const from = lines.indexOf("Charged, owed back and refunded, by payment method");
+    expect(lines.slice(from + 1, from + 4)).toEqual([
+      `Khalti: ✅ 1 · ${fmt.amount("1000.00")}; 💸 owed back 1 · ${fmt.amount("500.00")}`,
+      `Telegram Payments (card): ✅ 1 · ${fmt.amount("700.00")}`,
+      `No payment in the bot (agent): ✅ 1 · ${fmt.amount("300.00")}`,
+    ]);
+    const rows = parseCsv(csv);
+    const byId = new Map(rows.map((row) => [row.purchase_id, row]));
+    const columns = (id: string) => {
+      const row = byId.get(id);
+      return [row?.payment_method, row?.payment_charge_id, row?.provider_charge_id, row?.refund];
+    };
+    expect(columns(wallet.id)).toEqual([
+      "khalti",
+      wallet.payment_charge_id,
+      wallet.payment_provider_charge_id,
+      "none",
+    ]);
+    expect(columns(owed.id)).toEqual([
+      "khalti",
+      owed.payment_charge_id,
+      owed.payment_provider_charge_id,
+      "due",
+    ]);
+    expect(columns(card.id)).toEqual([
+      "telegram",
+      card.payment_charge_id,
+      card.payment_provider_charge_id,
+      "none",
+    ]);
+    // The agent's top-up asked for no payment: nothing in the payment's columns.
+    expect(columns(agent.id)).toEqual(["", "", "", ""]);
+    // The payment's columns stay last, after those of old, in their order.
+    expect(Object.keys(rows[0] ?? {}).slice(-5)).toEqual([
+      "payment_method",
+      "amount_paid",
+      "payment_charge_id",
+      "provider_charge_id",
+      "refund",
     ]);
   }, 60_000);
 });
@@ -382,6 +461,9 @@ describe("DAILY_REPORT_AT", () => {
     for (const report of await Promise.all(reports)) {
       expect(report.summary.text?.split("\n")[0]).toBe(`📊 Finance report ${yesterday}`);
       expect(report.summary.text).toContain(`✅ Charged: 2 · ${fmt.amount("765.50")}`);
+      expect(report.summary.text).toContain(
+        `No payment in the bot (agent): ✅ 2 · ${fmt.amount("765.50")}`,
+      );
       expect(parseCsv(report.csv)).toHaveLength(2);
       expect(report.chart.subarray(0, 8)).toEqual(PNG);
     }

@@ -205,11 +205,25 @@ describe("3. /language in the middle of a journey", () => {
 
 describe("11. /history", () => {
   it.each([
-    ["en", "Your last 2 top-ups", "✅ Done", "⏳ Still checking", "Transaction: "],
-    ["ne", "तपाईंका पछिल्ला २ रिचार्ज", "✅ सम्पन्न", "⏳ जाँच हुँदैछ", "कारोबार: "],
+    [
+      "en",
+      "Your last 2 top-ups",
+      "✅ Done",
+      "⏳ Still checking",
+      "Transaction: ",
+      "Payment: No payment in the bot (agent)",
+    ],
+    [
+      "ne",
+      "तपाईंका पछिल्ला २ रिचार्ज",
+      "✅ सम्पन्न",
+      "⏳ जाँच हुँदैछ",
+      "कारोबार: ",
+      "भुक्तानी: बोटमा भुक्तानी छैन (एजेन्ट)",
+    ],
   ] as const)(
     "in %s: the user's own last top-ups, newest first, with their outcome",
-    async (language, title, done, checking, txn) => {
+    async (language, title, done, checking, txn, noPayment) => {
       // A stack of its own: the provider failing on purpose here must not trouble other tests.
       const own = await startStack(`history-${language}`, { PROVIDER_TIMEZONE: "Asia/Kathmandu" });
       try {
@@ -242,6 +256,8 @@ describe("11. /history", () => {
         expect(text.indexOf(done)).toBeGreaterThan(text.indexOf(checking));
         expect(text).toContain(txn);
         expect(text).toContain("Gold");
+        // Nobody pays in the bot here: each entry says so.
+        expect(text.split(noPayment)).toHaveLength(3);
         const shown = own.sandbox.topups.filter((topup) => text.includes(topup.txnId));
         expect(shown).toHaveLength(1);
         // Only their own: the other user's top-up is not there.

@@ -202,6 +202,8 @@ describe("support lookups in an allow-listed group", () => {
       expect(byCheckout.text).toContain(expected);
     }
     expect(byCheckout.text).toMatch(/Amount: NPR\s?700\.00/);
+    // Nobody pays in the bot here (PAYMENT_MODE=none): said plainly.
+    expect(byCheckout.text).toContain("Payment: No payment in the bot (agent)");
 
     const byReference = await expectReply(
       agent,
@@ -229,6 +231,7 @@ describe("support lookups in an allow-listed group", () => {
     const recent = await expectReply(agent, () => agent.sendText("/recent"), "Latest top-ups");
     const line = recent.text?.split("\n").find((l) => l.includes(reference)) ?? "";
     expect(line).toMatch(/^✅ done · NPR\s?700\.00 · Gold · TV 8000000011 · customer 1000001 · /);
+    expect(line).toMatch(/ · No payment in the bot \(agent\)$/);
     for (const code of ["1000001", "8000000011", "9841000001"]) {
       const mine = await expectReply(agent, () => agent.sendText(`/recent ${code}`), code);
       expect(mine.text).toContain(reference);
@@ -256,6 +259,7 @@ describe("support lookups in an allow-listed group", () => {
     expect(failed.text).toContain("Top-up through the bot: ↩️ not charged");
     expect(failed.text).toContain("Connection: Internet hari.gurung");
     expect(failed.text).toContain("The provider has no transaction for this top-up.");
+    expect(failed.text).toContain("Payment: No payment in the bot (agent)");
     const latest = await expectReply(agent, () => agent.sendText("/recent"), "Latest top-ups");
     expect(latest.text?.split("\n")[1]).toContain(`↩️ not charged`);
     expect(latest.text?.split("\n")[1]).toContain(attempt.udf1);

@@ -4,6 +4,8 @@
 // Payments (PAYMENT_MODE=telegram): how each payment phase counts among the outcomes, what is
 // open, the payments received, owed back and refunded with exact sums per currency, the
 // mismatches, and each purchase's payment in the file.
+// Payment methods: what each one charged, owes back and refunded (the applied payment's method
+// first), what nobody paid for in the bot, and each line's method and references.
 import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LedgerReports } from "../../src/adapters/ledger/reports.js";
@@ -427,5 +429,143 @@ describe.each(LEDGER_ENGINES)("payments in the ledger's reports on %s", (engine)
       refund: null,
     });
     expect(byId.get("agent")).toBeNull();
+  });
+});
+
+describe.each(LEDGER_ENGINES)("payment methods in the ledger's reports on %s", (engine) => {
+  // 2026-11-11T18:15Z to 2026-11-12T18:15Z.
+  const DAY = { first: "2026-11-12", last: "2026-11-12" };
+  const time = (minute: number) => at(`2026-11-12T08:${String(minute).padStart(2, "0")}:00Z`);
+  const khalti = { payment_method: "khalti" };
+
+  const cardCharged = paidLedgerRow({ id: "card-charged", created_at: time(0) });
+  const cardRefunded = paidLedgerRow({
+    id: "card-refunded",
+    created_at: time(1),
+    phase: "refunded",
+    reason: "declined",
+    price: "300",
+  });
+  // Charged less than the listed price: the charged amount counts, as in the outcomes.
+  const khaltiCharged = paidLedgerRow({
+    id: "khalti-charged",
+    created_at: time(2),
+    ...khalti,
+    price: "1000",
+    txn_amount: "999.5",
+  });
+  const khaltiOwed = paidLedgerRow({
+    id: "khalti-owed",
+    created_at: time(3),
+    ...khalti,
+    phase: "refund-due",
+    reason: "declined",
+    price: "500",
+  });
+  // Asked for a card payment, then paid through the Khalti offer it had before: the payment
+  // that was applied says which method took the money.
+  const switched = paidLedgerRow({
+    id: "switched",
+    created_at: time(4),
+    price: "250",
+    payment_charge_id: "pidx-switched",
+    payment_provider_charge_id: "khalti-txn-switched",
+  });
+  // Neither charged nor owed back nor refunded: no method counts them.
+  const khaltiUnpaid = paidLedgerRow({
+    id: "khalti-unpaid",
+    created_at: time(5),
+    ...khalti,
+    phase: "unpaid",
+  });
+  const cardWaiting = paidLedgerRow({
+    id: "card-waiting",
+    created_at: time(6),
+    phase: "awaiting-payment",
+  });
+  const agents = [7, 8].map((minute) =>
+    ledgerRow({ id: `agent-${minute}`, created_at: time(minute), price: "700.25" }),
+  );
+  // A day later: not of this period.
+  const tomorrow = paidLedgerRow({ created_at: at("2026-11-12T18:15:00Z"), ...khalti });
+
+  const { reports } = reportsOn(engine, "report_methods", async (db) => {
+    await insertRows(db, [
+      cardCharged,
+      cardRefunded,
+      khaltiCharged,
+      khaltiOwed,
+      switched,
+      khaltiUnpaid,
+      cardWaiting,
+      ...agents,
+      tomorrow,
+    ]);
+    await insertPayments(db, [
+      paymentOf(cardCharged),
+      paymentOf(cardRefunded),
+      paymentOf(khaltiCharged, { method: "khalti" }),
+      paymentOf(khaltiOwed, { method: "khalti" }),
+      paymentOf(switched, { method: "khalti" }),
+      paymentOf(tomorrow, { method: "khalti" }),
+    ]);
+  });
+
+  it("counts and sums what each method charged, owes back and refunded, and what none did", async () => {
+    const { methods, outcomes } = await reports().summary(DAY);
+    const none = { count: 0, sum: "0" };
+    expect(methods).toEqual([
+      {
+        method: "khalti",
+        outcomes: {
+          charged: { count: 2, sum: "1249.5" },
+          "refund-due": { count: 1, sum: "500" },
+          refunded: none,
+        },
+      },
+      {
+        method: "telegram",
+        outcomes: {
+          charged: { count: 1, sum: "700" },
+          "refund-due": none,
+          refunded: { count: 1, sum: "300" },
+        },
+      },
+      // Nobody paid in the bot for these (PAYMENT_MODE=none: the agents' top-ups).
+      {
+        method: null,
+        outcomes: { charged: { count: 2, sum: "1400.50" }, "refund-due": none, refunded: none },
+      },
+    ]);
+    // The methods add up to the outcomes.
+    expect(outcomes.charged).toEqual({ count: 5, sum: "3350.00" });
+    expect(outcomes["refund-due"]).toEqual({ count: 1, sum: "500" });
+    expect(outcomes.refunded).toEqual({ count: 1, sum: "300" });
+    // A period without any: no method at all.
+    expect((await reports().summary({ first: "2026-10-01", last: "2026-10-01" })).methods).toEqual(
+      [],
+    );
+  });
+
+  it("gives each line the method and references of the payment that was applied", async () => {
+    const byId = new Map((await collect(reports().rows(DAY))).map((row) => [row.id, row.payment]));
+    expect(byId.get("khalti-charged")).toEqual({
+      method: "khalti",
+      paid: "1000.00",
+      chargeId: "charge-khalti-charged",
+      providerChargeId: "provider-khalti-charged",
+      refund: "none",
+    });
+    expect(byId.get("switched")).toEqual({
+      method: "khalti",
+      paid: "250.00",
+      chargeId: "pidx-switched",
+      providerChargeId: "khalti-txn-switched",
+      refund: "none",
+    });
+    // Not paid: the method it asked for, no references.
+    expect(byId.get("khalti-unpaid")).toMatchObject({ method: "khalti", chargeId: null });
+    expect(byId.get("card-waiting")).toMatchObject({ method: "telegram", chargeId: null });
+    expect(byId.get("agent-7")).toBeNull();
   });
 });

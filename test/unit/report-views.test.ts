@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { paymentsText, summaryText } from "../../src/bot/features/report/views.js";
 import { Translator } from "../../src/bot/shared/i18n.js";
+import type { Translate } from "../../src/bot/shared/labels.js";
 import { TEXT_LIMIT } from "../../src/bot/shared/limits.js";
 import { ValueFormatter } from "../../src/bot/shared/values.js";
+import type { PaymentMethod } from "../../src/domain/purchase.js";
 import {
   type PaymentSummary,
   REPORT_OUTCOMES,
@@ -29,6 +31,7 @@ function summaryOf(name: string, code: string): ReportSummary {
     outcomes: outcomesOf(() => big),
     services: { tv: big, internet: big, iptv: big },
     bouquets: Array.from({ length: 10 }, () => ({ code, name, ...big })),
+    methods: [],
     open: big,
   };
 }
@@ -46,6 +49,28 @@ const npr = (count: number, sum: string) => ({ count, sums: [{ currency: "NPR", 
 /** As the report shows an amount in NPR ("NPR 1,400.00", a no-break space in it). */
 const NPR = (amount: string) => new ValueFormatter("en", "UTC", "NPR").amount(amount);
 
+/** The payments' part with every line, in two currencies at their largest. */
+function widestPayments(zone: string, t: Translate, fmt: ValueFormatter) {
+  const big = {
+    count: 9_999_999,
+    sums: ["NPR", "USD"].map((currency) => ({ currency, sum: "99999999999.99" })),
+  };
+  return paymentsText(
+    {
+      received: big,
+      refundDue: big,
+      refunded: big,
+      refundsDueNow: big,
+      unsettled: big,
+      chargedUnpaid: totals(9_999_999, "99999999999.999"),
+    },
+    3_600_000,
+    zone,
+    t,
+    fmt,
+  );
+}
+
 describe("the report's message", () => {
   for (const locale of ["en", "ne"]) {
     it(`stays well under Telegram's limit at its longest, payments included (${locale})`, () => {
@@ -60,26 +85,9 @@ describe("the report's message", () => {
         t,
         fmt,
       );
-      // Every payment line, in two currencies at their largest.
-      const big = {
-        count: 9_999_999,
-        sums: ["NPR", "USD"].map((currency) => ({ currency, sum: "99999999999.99" })),
-      };
-      const payments = paymentsText(
-        {
-          received: big,
-          refundDue: big,
-          refunded: big,
-          refundsDueNow: big,
-          unsettled: big,
-          chargedUnpaid: totals(9_999_999, "99999999999.999"),
-        },
-        3_600_000,
-        zone,
-        t,
-        fmt,
-      );
-      // Every line of every part at once, each at its widest: about 2,800 characters.
+      const payments = widestPayments(zone, t, fmt);
+      // Every line of every part at once, each at its widest, but the payment methods (with
+      // them: below): about 2,800 characters.
       expect(`${text}\n\n${payments}`.length).toBeLessThan((TEXT_LIMIT * 3) / 4);
     });
   }
@@ -128,6 +136,80 @@ describe("the report's message", () => {
       `💸 Paid, not topped up, refund due: 1 · ${NPR("700.00")}`,
       `💸 Paid, not topped up, refunded: 3 · ${NPR("2100.50")}`,
     ]);
+  });
+});
+
+describe("the report's payment methods", () => {
+  const fmt = new ValueFormatter("en", "UTC", "NPR");
+  const methodLines = (summary: ReportSummary, t = en, format = fmt) => {
+    const text = summaryText(DAY, summary, "UTC", t, format);
+    const section = text.split("\n\n").find((part) => part.includes("by payment method"));
+    return section?.split("\n");
+  };
+  const none = totals(0, "0");
+
+  it("give each method a line: charged, and owed back and refunded when there are any", () => {
+    const summary: ReportSummary = {
+      ...summaryOf("Gold", "G"),
+      methods: [
+        {
+          method: "khalti",
+          outcomes: { charged: totals(3, "2100"), "refund-due": totals(1, "500"), refunded: none },
+        },
+        {
+          method: "telegram",
+          outcomes: { charged: none, "refund-due": none, refunded: totals(2, "1400.5") },
+        },
+        {
+          method: null,
+          outcomes: { charged: totals(4, "2800"), "refund-due": none, refunded: none },
+        },
+      ],
+    };
+    expect(methodLines(summary)).toEqual([
+      "<b>Charged, owed back and refunded, by payment method</b>",
+      `Khalti: ✅ 3 · ${NPR("2100.00")}; 💸 owed back 1 · ${NPR("500.00")}`,
+      `Telegram Payments (card): ✅ 0 · ${NPR("0.00")}; 💸 refunded 2 · ${NPR("1400.50")}`,
+      `No payment in the bot (agent): ✅ 4 · ${NPR("2800.00")}`,
+    ]);
+    const ne = (key: string, variables?: Record<string, string | number>) =>
+      i18n.t("ne", key, variables);
+    const nepali = methodLines(
+      { ...summary, methods: summary.methods.slice(0, 1) },
+      (key, variables) => (key === "report-by-method" ? en(key) : ne(key, variables)),
+      new ValueFormatter("ne", "UTC", "NPR"),
+    );
+    expect(nepali?.[1]).toMatch(/^खल्ती: ✅ ३ · .+; 💸 फिर्ता बाँकी १ · /);
+  });
+
+  for (const locale of ["en", "ne"]) {
+    it(`keep the message under Telegram's limit with every method at its widest (${locale})`, () => {
+      const t = (key: string, variables?: Record<string, string | number>) =>
+        i18n.t(locale, key, variables);
+      const format = new ValueFormatter(locale, "Asia/Kathmandu", "NPR");
+      const big = totals(9_999_999, "99999999999.999");
+      // eSewa's method comes with its own branch (#31); its label is here already.
+      const methods = (["telegram", "khalti", "esewa" as PaymentMethod, null] as const).map(
+        (method) => ({ method, outcomes: { charged: big, "refund-due": big, refunded: big } }),
+      );
+      const zone = "America/Argentina/ComodRivadavia";
+      const text = summaryText(
+        { first: "2025-11-01", last: "2026-10-31" },
+        { ...summaryOf("नेपाली च्यानल प्याक ".repeat(30), "X".repeat(200)), methods },
+        zone,
+        t,
+        format,
+      );
+      // Four methods at their widest add about 650 characters to the 2,800 above: still an
+      // eighth of the limit to spare.
+      const message = `${text}\n\n${widestPayments(zone, t, format)}`;
+      expect(message.length).toBeLessThan((TEXT_LIMIT * 7) / 8);
+    });
+  }
+
+  it("leave the section out when nothing was charged, owed back or refunded", () => {
+    const text = summaryText(DAY, { ...summaryOf("Gold", "G"), methods: [] }, "UTC", en, fmt);
+    expect(text).not.toContain("by payment method");
   });
 });
 

@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   CARD_BUDGET,
   customerCardText,
+  purchaseOnlyText,
   RECENT_SHOWN,
   recentText,
   SUBSCRIPTIONS_SHOWN,
+  transactionText,
 } from "../../src/bot/features/support/views.js";
 import { Translator } from "../../src/bot/shared/i18n.js";
 import type { Translate } from "../../src/bot/shared/labels.js";
@@ -107,7 +109,7 @@ describe("the latest top-ups", () => {
     const lines = text.split("\n");
     expect(lines).toHaveLength(RECENT_SHOWN + 1);
     expect(lines[1]).toBe(
-      `✅ done · ${fmt.amount("700")} · Gold &lt;HD&gt; · TV 8000000011 · customer 1000001 · 22 Nov 2026, 08:00 (UTC) · <code>tg5-ref0</code>`,
+      `✅ done · ${fmt.amount("700")} · Gold &lt;HD&gt; · TV 8000000011 · customer 1000001 · 22 Nov 2026, 08:00 (UTC) · <code>tg5-ref0</code> · No payment in the bot (agent)`,
     );
     expect(lines[2]).toContain("↩️ not charged");
     expect(text).not.toContain("Ram");
@@ -116,5 +118,63 @@ describe("the latest top-ups", () => {
   it("says when there is nothing", () => {
     expect(recentText([], undefined, en, fmt)).toBe("No top-ups through the bot yet.");
     expect(recentText([], "<x>", en, fmt)).toContain("<code>&lt;x&gt;</code>");
+  });
+});
+
+describe("the payment of a top-up, as support reads it", () => {
+  const at = now;
+  const paid = (method: "telegram" | "khalti", charge: { id: string; providerId: string | null }) =>
+    purchaseOf({
+      payment: {
+        method,
+        currency: "NPR",
+        minor: 70_000,
+        expiresAt: at + 900_000,
+        offer: "offer-1",
+        charge: { ...charge, at },
+      },
+    });
+  const transaction = {
+    txnId: "TXN1",
+    orderId: "co1",
+    cuid: "1000001",
+    service: "tv",
+    connectionId: "8000000011",
+    bouquetCode: "TV-GOLD-M",
+    amount: "700",
+    date: { at, text: "2026-11-22 08:00:00" },
+    status: "success",
+  };
+
+  it("names the method and its references in /txn, as the payment system calls them", () => {
+    const khalti = paid("khalti", { id: "pidx<1>", providerId: "KHT-TXN-9" });
+    expect(transactionText(transaction, khalti, en, fmt).split("\n").at(-1)).toBe(
+      "Payment: Khalti · pidx <code>pidx&lt;1&gt;</code> · Khalti transaction <code>KHT-TXN-9</code>",
+    );
+    const card = paid("telegram", { id: "tg-charge-1", providerId: "pi_1" });
+    expect(purchaseOnlyText(card, "not-found", en, fmt)).toContain(
+      "Payment: Telegram Payments (card) · Telegram charge <code>tg-charge-1</code> · provider charge <code>pi_1</code>",
+    );
+    // Not paid yet: the method alone.
+    const waiting = purchaseOf({
+      phase: "awaiting-payment",
+      transaction: null,
+      payment: { method: "khalti", currency: "NPR", minor: 70_000, expiresAt: at, offer: "p" },
+    });
+    expect(purchaseOnlyText(waiting, "not-found", en, fmt)).toContain("Payment: Khalti\n");
+    expect(recentText([khalti, card], undefined, en, fmt).split("\n").slice(1)).toEqual([
+      expect.stringMatching(/ · Khalti$/),
+      expect.stringMatching(/ · Telegram Payments \(card\)$/),
+    ]);
+  });
+
+  it("says plainly when nobody paid in the bot, in either language", () => {
+    expect(transactionText(transaction, purchaseOf(), en, fmt)).toContain(
+      "Payment: No payment in the bot (agent)",
+    );
+    expect(transactionText(transaction, purchaseOf(), ne, fmt)).toContain(
+      "भुक्तानी: बोटमा भुक्तानी छैन (एजेन्ट)",
+    );
+    expect(transactionText(transaction, null, en, fmt)).not.toContain("Payment");
   });
 });

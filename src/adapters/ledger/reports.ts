@@ -12,6 +12,9 @@ import { OUTCOME_OF_PHASE } from "../../domain/purchase-machine.js";
 import {
   BEST_SELLERS,
   type DaySales,
+  METHOD_OUTCOMES,
+  type MethodOutcome,
+  type MethodTotals,
   type PaymentSummary,
   type PaymentTotals,
   REPORT_OUTCOMES,
@@ -50,6 +53,24 @@ const totals = (row: TotalsRow | undefined): Totals => ({
   count: row?.count ?? 0,
   sum: row?.sum ?? "0",
 });
+
+type MethodRow = TotalsRow & { method: PaymentMethod | null; outcome: MethodOutcome };
+
+/** One entry per method, in the order the rows come, every outcome of it counted. */
+function methodTotals(rows: MethodRow[]): MethodTotals[] {
+  const methods = [...new Set(rows.map((row) => row.method))];
+  return methods.map((method) => {
+    const of = rows.filter((row) => row.method === method);
+    const outcome = (name: MethodOutcome) => totals(of.find((row) => row.outcome === name));
+    return {
+      method,
+      outcomes: Object.fromEntries(METHOD_OUTCOMES.map((name) => [name, outcome(name)])) as Record<
+        MethodOutcome,
+        Totals
+      >,
+    };
+  });
+}
 
 /** The lines of the payments' summary that are payments counted per currency. */
 type PaymentMeasure = Exclude<keyof PaymentSummary, "chargedUnpaid">;
@@ -130,6 +151,15 @@ export class LedgerReports implements ReportSource {
         GROUP BY bouquet_code, bouquet_name
         ORDER BY count(*) DESC, sum(${CHARGED}) DESC, bouquet_code, bouquet_name
         LIMIT ${BEST_SELLERS}`.execute(tx);
+      // The method that took the money: the applied payment's (a purchase has one at most),
+      // else the one the purchase asked for; none for a purchase that asked for no payment.
+      const methods = await sql<MethodRow>`
+        SELECT coalesce(pay.method, purchases.payment_method) AS method, ${OUTCOME} AS outcome,
+          count(*)::int AS count, sum(${AMOUNT})::text AS sum
+        FROM purchases
+        LEFT JOIN payments AS pay ON pay.purchase_id = purchases.id AND pay.applied
+        WHERE ${within} AND ${OUTCOME} IN (${sql.join(METHOD_OUTCOMES.map((o) => sql.lit(o)))})
+        GROUP BY 1, 2 ORDER BY 1 NULLS LAST, 2`.execute(tx);
       // An open purchase has due_at set (a CHECK holds it), which purchases_due indexes; a
       // refund due may have it too, and is not open.
       const open = await sql<TotalsRow>`
@@ -149,6 +179,7 @@ export class LedgerReports implements ReportSource {
           name: row.name,
           ...totals(row),
         })),
+        methods: methodTotals(methods.rows),
         open: totals(open.rows[0]),
       };
     });
@@ -223,9 +254,16 @@ export class LedgerReports implements ReportSource {
             "txn_id",
             "reference",
             "created_at",
-            "payment_method",
-            "payment_charge_id",
-            "payment_provider_charge_id",
+            // The applied payment's, else what the purchase holds (asked for, or paid by).
+            sql<string | null>`coalesce(payments.method, payment_method)`.as("payment_method"),
+            sql<string | null>`coalesce(payments.charge_id, payment_charge_id)`.as(
+              "payment_charge_id",
+            ),
+            sql<
+              string | null
+            >`coalesce(payments.provider_charge_id, payment_provider_charge_id)`.as(
+              "payment_provider_charge_id",
+            ),
             "payments.currency as paid_currency",
             "payments.minor as paid_minor",
             "payments.refund",

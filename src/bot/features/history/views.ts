@@ -1,8 +1,10 @@
-// What /history shows: one line a top-up, as the buyer knows it from their receipt.
+// What /history shows: one entry a top-up, as the buyer knows it from their receipt, with how
+// it was paid and the payment's reference.
 import type { Purchase } from "../../../domain/purchase.js";
 import { type Outcome, outcomeOf } from "../../../domain/purchase-machine.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import { bouquetTitle, connectionName, type Translate } from "../../shared/labels.js";
+import { buyerReference, methodName } from "../../shared/method-labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 
 export const HISTORY_SHOWN = 10;
@@ -20,10 +22,19 @@ const OUTCOME_KEYS: Readonly<Record<Outcome, string>> = {
   refunded: "history-refunded",
 };
 
+/** How it was paid, with the reference the receipt gave. */
+function paymentLine(purchase: Purchase, t: Translate): string {
+  const method = methodName(purchase.payment?.method, t);
+  const charge = purchase.payment?.charge;
+  return charge
+    ? t("history-payment-paid", { method, reference: buyerReference(charge) })
+    : t("history-payment", { method });
+}
+
 export function historyText(purchases: Purchase[], t: Translate, fmt: ValueFormatter): string {
   if (purchases.length === 0) return t("history-none");
-  const lines = purchases.slice(0, HISTORY_SHOWN).map((purchase) =>
-    t("history-line", {
+  const lines = purchases.slice(0, HISTORY_SHOWN).map((purchase) => {
+    const line = t("history-line", {
       date: fmt.moment(purchase.createdAt),
       connection: escapeHtml(connectionName(purchase.connection, t, 24)),
       bouquet: escapeHtml(bouquetTitle(purchase.bouquet.name, 40)),
@@ -32,7 +43,8 @@ export function historyText(purchases: Purchase[], t: Translate, fmt: ValueForma
         ? `<code>${escapeHtml(truncate(purchase.transaction.txnId, 40))}</code>`
         : "—",
       outcome: t(OUTCOME_KEYS[outcomeOf(purchase)]),
-    }),
-  );
+    });
+    return [line, paymentLine(purchase, t)].join("\n");
+  });
   return [`<b>${t("history-title", { count: lines.length })}</b>`, ...lines].join("\n\n");
 }

@@ -4,6 +4,7 @@ import { fromMinorUnits, type Refund } from "../../../domain/payment.js";
 import type { RefundAlert } from "../../../domain/refunds.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import type { Translate } from "../../shared/labels.js";
+import { methodName, refundReference } from "../../shared/method-labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 
 /** The variables of every refund text; ids escaped, never a phone number or name. */
@@ -31,6 +32,12 @@ export function refundsView(
     t("refunds-line", {
       ...refundFacts(refund, fmt, digits),
       hours: Math.max(0, Math.floor((now - refund.dueSince) / 3_600_000)),
+      paidWith: methodName(refund.method, t),
+      reference: refundReference(
+        refund.method,
+        { id: refund.chargeId, providerId: refund.providerChargeId },
+        t,
+      ),
     }),
   );
   const more =

@@ -1,8 +1,10 @@
-// The report's message: counts and exact sums by outcome, by service, the best sellers and
-// what is open now; then, only where subscribers pay in the bot, the payments. At most about
+// The report's message: counts and exact sums by outcome, by service, by payment method, the
+// best sellers and what is open now; then, only where subscribers pay in the bot, the payments. At most about
 // 40 short lines: well under Telegram's 4096 characters.
 import { SERVICE_KINDS } from "../../../domain/model.js";
 import {
+  METHOD_OUTCOMES,
+  type MethodTotals,
   type PaymentSummary,
   type PaymentTotals,
   REPORT_OUTCOMES,
@@ -13,6 +15,7 @@ import {
 } from "../../../domain/report.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import type { Translate } from "../../shared/labels.js";
+import { methodName } from "../../shared/method-labels.js";
 import { ValueFormatter } from "../../shared/values.js";
 
 /** Shown whatever their count; every other outcome only when there is any. */
@@ -22,6 +25,21 @@ const ALWAYS_SHOWN: ReadonlySet<ReportOutcome> = new Set([
   "not-charged",
   "unknown",
 ]);
+
+/**
+ * One line a payment method: charged always, owed back and refunded when there are any. A
+ * method without any of those has no line.
+ */
+function methodLine(
+  { method, outcomes }: MethodTotals,
+  t: Translate,
+  figures: (totals: Totals) => { count: number; sum: string },
+): string {
+  const parts = METHOD_OUTCOMES.filter(
+    (outcome) => outcome === "charged" || outcomes[outcome].count > 0,
+  ).map((outcome) => t(`report-method-${outcome}`, figures(outcomes[outcome])));
+  return t("report-method-line", { method: methodName(method, t), figures: parts.join("; ") });
+}
 
 export const periodName = (period: ReportPeriod) =>
   period.first === period.last ? period.first : `${period.first} – ${period.last}`;
@@ -49,6 +67,10 @@ export function summaryText(
   for (const service of SERVICE_KINDS) {
     const totals = figures(summary.services[service]);
     lines.push(t("report-line", { name: t(`service-${service}`), ...totals }));
+  }
+  if (summary.methods.length > 0) {
+    lines.push("", `<b>${t("report-by-method")}</b>`);
+    for (const method of summary.methods) lines.push(methodLine(method, t, figures));
   }
   lines.push("", `<b>${t("report-best-sellers")}</b>`);
   if (summary.bouquets.length === 0) lines.push(t("report-no-sales"));

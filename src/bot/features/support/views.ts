@@ -13,6 +13,7 @@ import {
   subscriptionLine,
   type Translate,
 } from "../../shared/labels.js";
+import { methodName, methodReferences } from "../../shared/method-labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { refreshButtons } from "./callback-data.js";
 
@@ -123,8 +124,18 @@ function serviceConnection(service: string | null, id: string | null, t: Transla
 const bouquetOf = (purchase: Purchase) =>
   text(parseBouquetName(purchase.bouquet.name).displayName, BOUQUET_LENGTH);
 
+/** How the purchase was paid: the method, and the payment's references once paid. */
+function paymentLine(purchase: Purchase, t: Translate): string {
+  const payment = purchase.payment;
+  const method = methodName(payment?.method, t);
+  const references = payment ? methodReferences(payment.method, payment.charge, t) : null;
+  return references === null
+    ? t("support-payment", { method })
+    : t("support-payment-paid", { method, references });
+}
+
 function purchaseBlock(purchase: Purchase, t: Translate, fmt: ValueFormatter): string {
-  return t("support-journal-entry", {
+  const entry = t("support-journal-entry", {
     state: stateLabel(purchase, t),
     reference: text(purchase.reference ?? "", ID_LENGTH),
     checkoutId: text(purchase.checkout?.id ?? "", ID_LENGTH * 2),
@@ -134,6 +145,7 @@ function purchaseBlock(purchase: Purchase, t: Translate, fmt: ValueFormatter): s
     amount: fmt.amount(purchase.bouquet.price),
     time: fmt.moment(purchase.createdAt),
   });
+  return [entry, paymentLine(purchase, t)].join("\n");
 }
 
 /** A transaction as the provider confirms it, with the purchase when it was made here. */
@@ -163,6 +175,7 @@ export function transactionText(
         state: stateLabel(purchase, t),
         reference: text(purchase.reference ?? "", ID_LENGTH),
       }),
+      paymentLine(purchase, t),
     );
   }
   return lines.join("\n");
@@ -204,6 +217,7 @@ export function recentText(
       cuid: text(purchase.customer.cuid, ID_LENGTH),
       time: fmt.moment(purchase.createdAt),
       reference: text(purchase.reference ?? "", ID_LENGTH),
+      method: methodName(purchase.payment?.method, t),
     }),
   );
   return [title, ...lines].join("\n");
