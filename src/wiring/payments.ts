@@ -14,6 +14,7 @@ import type { PaymentSystem } from "../domain/payment.js";
 import { PaymentService } from "../domain/payment-service.js";
 import type { ProviderHealth } from "../domain/provider-health.js";
 import { RefundDesk } from "../domain/refunds.js";
+import { esewaSystem } from "./esewa.js";
 import type { Purchases } from "./purchases.js";
 import type { Stores } from "./stores.js";
 
@@ -99,6 +100,7 @@ function paymentSystem(
   if (payment.method === "telegram") {
     return new TelegramPayments(new TelegramInvoices(api, payment.providerToken, i18n, formatter));
   }
+  if (payment.method === "esewa") return esewaSystem(payment, config, telegram);
   return new KhaltiPayments(
     {
       baseUrl: payment.baseUrl,
