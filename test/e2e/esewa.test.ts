@@ -312,4 +312,27 @@ describe("paying with eSewa", () => {
       "refunded",
     );
   }, 30_000);
+  it("FULL_REFUND read by a status check closes a refund owed; PARTIAL_REFUND does not", async () => {
+    const { user, uuid } = await posted();
+    gw.stack.sandbox.setFault("subscription-package-topup", { kind: "reject", code: "EXPIRED" });
+    const owed = user.waitForText("will be refunded", { timeoutMs: 10_000 });
+    gw.esewa.pay(uuid);
+    await owed;
+    const databaseUrl = gw.stack.env.DATABASE_URL ?? "";
+    // Refunded in part from eSewa's portal: still owed, for a person.
+    gw.esewa.setStatus(uuid, "PARTIAL_REFUND");
+    await sleep(2_500);
+    expect((await purchasesOf(databaseUrl, user.id))[0]?.phase).toBe("refund-due");
+    // Then in full: the next check closes it, and the buyer is told.
+    const told = user.waitForText("was refunded", { timeoutMs: 8_000 });
+    gw.esewa.setStatus(uuid, "FULL_REFUND");
+    await told;
+    expect((await purchasesOf(databaseUrl, user.id))[0]?.phase).toBe("refunded");
+    const admin = gw.stack.emulator.user({ id: ADMIN, first_name: "Ad", language_code: "en" });
+    const listed = await expectReply(admin, () => admin.sendText("/refunds"), /Refunds|No refunds/);
+    expect(listed.text).not.toContain(gw.esewa.payment(uuid)?.refId ?? "-");
+    await sleep(1_500);
+    expect(user.messages().filter((m) => m.text?.includes("was refunded"))).toHaveLength(1);
+    expect(topups()).toBe(0);
+  }, 30_000);
 });

@@ -108,8 +108,9 @@ export class EsewaPayments implements PaymentSystem {
       case "canceled":
         return { state: "ended", cancelled: true };
       case "refunded":
-      case "partially-refunded":
         return { state: "refunded" };
+      case "partially-refunded":
+        return { state: "refunded", partial: true };
       case "unknown":
         throw new EsewaUnavailableError(found.reason);
     }
