@@ -40,6 +40,8 @@ const SAID: Record<CheckOutcome, string> = {
 };
 
 const UUID = /^[A-Za-z0-9-]{1,100}$/;
+/** A redirect that does not verify names no purchase, so no buyer's language: the default. */
+const DEFAULT_LANGUAGE = "en";
 
 const NOT_FOUND = { status: 404, html: page("en", "Not found", "") };
 
@@ -78,11 +80,8 @@ export function esewaPages(parts: {
       const uuid = checkout.redirectUuid(query.get("data"));
       if (uuid === null) {
         // Forged, altered or not eSewa's: nothing is looked up, nothing changes.
-        const html = page(
-          "en",
-          "Invalid payment response",
-          `<p>${i18n.t("en", "esewa-page-invalid")}</p>`,
-        );
+        const said = i18n.t(DEFAULT_LANGUAGE, "esewa-page-invalid");
+        const html = page(DEFAULT_LANGUAGE, "Invalid payment response", `<p>${said}</p>`);
         return { status: 400, html };
       }
       const purchase = await offer(uuid);
