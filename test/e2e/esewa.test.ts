@@ -235,14 +235,12 @@ describe("paying with eSewa", () => {
   it("PENDING, then COMPLETE: the buyer is told once not to pay again, then topped up", async () => {
     const { user, uuid } = await posted();
     gw.esewa.leavePending(uuid);
-    await user.waitForText("still being processed", { timeoutMs: 5_000 });
+    await user.waitForText("still processing", { timeoutMs: 5_000 });
     // The failure URL (where eSewa sends a pending payment) checks too, and says so.
     const failure = await fetch(`${gw.base}/pay/esewa/failure/${uuid}`);
     expect(await failure.text()).toContain("still processing");
     await sleep(2_500); // more checks: said once
-    expect(user.messages().filter((m) => m.text?.includes("still being processed"))).toHaveLength(
-      1,
-    );
+    expect(user.messages().filter((m) => m.text?.includes("still processing"))).toHaveLength(1);
     expect(topups()).toBe(0);
     const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
     gw.esewa.pay(uuid);
@@ -254,7 +252,7 @@ describe("paying with eSewa", () => {
     const { user, uuid } = await posted();
     gw.esewa.pay(uuid);
     gw.esewa.faults.statusAmbiguous(uuid);
-    await user.waitForText("still being processed", { timeoutMs: 5_000 });
+    await user.waitForText("still processing", { timeoutMs: 5_000 });
     expect(topups()).toBe(0);
     const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
     gw.esewa.faults.clear();
