@@ -75,6 +75,8 @@ refund-failed-alert = ⚠️ <b>Refund could not be made automatically</b>: { $a
     Charge: <code>{ $charge }</code>
     Transaction: <code>{ $providerCharge }</code>
     Refund it from the payment system's dashboard, then send /refunded { $purchase }
+refunded-outside-alert = ⚠️ <b>A payment was given back outside the bot</b>: { $amount }, purchase <code>{ $purchase }</code>, buyer { $buyer }. The payment system says it was refunded (in full or in part) before the bot saw it paid: nothing was topped up and the purchase ended unpaid. Check in the payment system's portal that the buyer got all of it back.
+    Offer: <code>{ $charge }</code>
 stray-refunding-alert = ⚠️ <b>A payment that pays for nothing</b> (another amount than asked, or paid after the purchase ended): { $amount }, purchase <code>{ $purchase }</code>, buyer { $buyer }. Nothing was topped up; it is being refunded automatically.
     Charge: <code>{ $charge }</code>
     Transaction: <code>{ $providerCharge }</code>

@@ -12,6 +12,7 @@ import {
   startEsewaGateways,
 } from "../support/esewa-gateways.js";
 import { purchasesOf } from "../support/ledger-rows.js";
+import { until } from "../support/wait.js";
 
 const ADMIN = 9501;
 /** The redirect pages ask eSewa at most once this long per purchase. */
@@ -333,4 +334,18 @@ describe("paying with eSewa", () => {
     expect(user.messages().filter((m) => m.text?.includes("was refunded"))).toHaveLength(1);
     expect(topups()).toBe(0);
   }, 30_000);
+
+  it("FULL_REFUND before the bot saw it paid: ended unpaid, nothing topped up, operators told", async () => {
+    const { user, uuid } = await posted();
+    const admin = gw.stack.emulator.user({ id: ADMIN, first_name: "Ad", language_code: "en" });
+    const alert = admin.waitForText("given back outside the bot", { timeoutMs: 8_000 });
+    gw.esewa.setStatus(uuid, "FULL_REFUND");
+    expect((await alert).text).toContain(uuid);
+    await until(
+      async () =>
+        (await purchasesOf(gw.stack.env.DATABASE_URL ?? "", user.id))[0]?.phase === "unpaid",
+      5_000,
+    );
+    expect(topups()).toBe(0);
+  });
 });
