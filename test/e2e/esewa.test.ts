@@ -11,6 +11,7 @@ import {
   type EsewaGateways,
   startEsewaGateways,
 } from "../support/esewa-gateways.js";
+import { gatewayPage } from "../support/gateway-proxy.js";
 import { purchasesOf } from "../support/ledger-rows.js";
 import { until } from "../support/wait.js";
 
@@ -347,5 +348,20 @@ describe("paying with eSewa", () => {
       5_000,
     );
     expect(topups()).toBe(0);
+  });
+
+  it("a proxy's page in front of eSewa is no answer: asked again, then topped up", async () => {
+    const { user, uuid } = await posted();
+    gw.esewaGateway.handle = async () => gatewayPage(404, "Not Found");
+    gw.esewa.pay(uuid);
+    await sleep(2_000);
+    expect(topups()).toBe(0);
+    expect((await purchasesOf(gw.stack.env.DATABASE_URL ?? "", user.id))[0]?.phase).toBe(
+      "awaiting-payment",
+    );
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+    gw.esewaGateway.handle = (_, forward) => forward();
+    await receipt;
+    expect(topups()).toBe(1);
   });
 });

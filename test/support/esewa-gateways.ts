@@ -1,6 +1,6 @@
-// An eSewa stack (PAYMENT_MODE=esewa) with the eSewa sandbox behind a gateway of the test's own
-// and the provider behind another (loopback only), for tests that hold, alter or replace their
-// answers; and a browser of the test's own that opens the bot's pay page and posts its form.
+// An eSewa stack (PAYMENT_MODE=esewa) whose status checks go through a gateway of the test's own
+// (loopback only), for tests that replace eSewa's answers; and a browser of the test's own that
+// opens the bot's pay page and posts its form to the eSewa sandbox.
 import type { Message } from "grammy/types";
 import {
   createEsewaSandbox,
@@ -38,7 +38,6 @@ interface EsewaLink {
 export interface EsewaGateways {
   stack: Stack;
   esewa: EsewaSandbox;
-  providerGateway: GatewayProxy;
   esewaGateway: GatewayProxy;
   /** The bot's PUBLIC_URL (its eSewa pages). */
   base: string;
@@ -48,7 +47,7 @@ export interface EsewaGateways {
   openPayPage(payUrl: string): Promise<PayPage>;
   /** The browser posts the pay page's form to eSewa: the payment exists there from now on. */
   submit(page: PayPage): Promise<void>;
-  /** Both gateways pass everything through again; the sandboxes forget. */
+  /** The gateway passes everything through again; the sandboxes forget. */
   reset(): void;
   stop(): Promise<void>;
 }
@@ -68,13 +67,10 @@ export async function startEsewaGateways(
   env: Record<string, string>,
 ): Promise<EsewaGateways> {
   const esewa = await createEsewaSandbox();
-  let stack: Stack | undefined;
   const esewaGateway = await startGatewayProxy(() => esewa.url);
-  const providerGateway = await startGatewayProxy(() => stack?.sandbox.baseUrl());
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  stack = await startStack(name, {
-    PROVIDER_BASE_URL: providerGateway.url,
+  const stack = await startStack(name, {
     PAYMENT_MODE: "esewa",
     ESEWA_PRODUCT_CODE: ESEWA_PRODUCT,
     ESEWA_SECRET_KEY: ESEWA_SECRET,
@@ -89,11 +85,10 @@ export async function startEsewaGateways(
     RETURN_PAGE_LIMIT: "100000",
     ...env,
   });
-  const started = stack;
+  const started: Stack = stack;
   return {
     stack: started,
     esewa,
-    providerGateway,
     esewaGateway,
     base,
     async withLink(id) {
@@ -132,14 +127,12 @@ export async function startEsewaGateways(
       if (response.status !== 302) throw new Error(`eSewa refused the form: ${response.status}`);
     },
     reset() {
-      providerGateway.handle = (_, forward) => forward();
       esewaGateway.handle = (_, forward) => forward();
       started.sandbox.reset();
       esewa.faults.clear();
     },
     async stop() {
       await started.stop();
-      await providerGateway.close();
       await esewaGateway.close();
       await esewa.close();
     },
