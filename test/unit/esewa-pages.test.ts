@@ -103,12 +103,18 @@ describe("eSewa's pages", () => {
     expect(checks).toEqual([]);
   });
 
-  it("the pay page of a purchase no longer waiting has no form, only what became of it", async () => {
+  it("the pay page of a purchase no longer waiting, or past its window, has no form", async () => {
     const purchase = awaiting();
     purchase.phase = "unpaid";
     const { open } = setUp(purchase, "ended");
     const { html } = await open(`/pay/esewa/${UUID}`);
     expect(html).not.toContain("<form");
+    const late = awaiting();
+    if (late.payment) late.payment.expiresAt = 500;
+    const past = setUp(late, "ended");
+    past.tick(501);
+    expect((await past.open(`/pay/esewa/${UUID}`)).html).not.toContain("<form");
+    expect(past.checks).toEqual(["a1b2c3d4e5-3"]);
   });
 
   it("unknown or malformed uuids are a 404 without asking anyone", async () => {

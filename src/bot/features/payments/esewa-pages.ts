@@ -59,7 +59,8 @@ export function esewaPages(parts: {
   now?: () => number;
 }): PaymentPage[] {
   const { ledger, checkout, i18n } = parts;
-  const checked = throttledChecks(parts.payments, parts.lookupIntervalMs, parts.now ?? Date.now);
+  const now = parts.now ?? Date.now;
+  const checked = throttledChecks(parts.payments, parts.lookupIntervalMs, now);
   const offer = (uuid: string | null): Promise<Purchase | null> =>
     uuid && UUID.test(uuid)
       ? ledger.byOffer("esewa", uuid).catch(() => null)
@@ -107,8 +108,10 @@ export function esewaPages(parts: {
       const purchase = await offer(uuid);
       const asked = purchase?.payment;
       if (!purchase || !asked) return NOT_FOUND;
-      // Paid or ended already: no form to pay it again, only what became of it.
-      if (purchase.phase !== "awaiting-payment") return outcomePage(purchase);
+      // Paid, ended or past its window: no form to pay it (again), only what became of it.
+      if (purchase.phase !== "awaiting-payment" || now() > asked.expiresAt) {
+        return outcomePage(purchase);
+      }
       const t = (key: string, variables?: Record<string, string>) =>
         i18n.t(purchase.language, key, variables);
       const price = parts.formatter(purchase.language).amount(purchase.bouquet.price);
