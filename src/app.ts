@@ -65,6 +65,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     payments,
     bot: bot.bot,
     i18n: telegram.i18n,
+    formatter: telegram.formatter,
     ready: readiness.ready,
   });
 

@@ -163,9 +163,9 @@ const variables = z.object({
   DATA_DIR: z.preprocess(unsetIfEmpty, z.string().default("./data")),
   PAYMENT_MODE: z.preprocess(
     unsetIfEmpty,
-    z.enum(["none", "telegram", "khalti"], {
+    z.enum(["none", "telegram", "khalti", "esewa"], {
       error:
-        "required: none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only), telegram or khalti",
+        "required: none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only), telegram, khalti or esewa",
     }),
   ),
   PAYMENT_PROVIDER_TOKEN: z.preprocess(unsetIfEmpty, z.string().optional()),
@@ -173,6 +173,26 @@ const variables = z.object({
   KHALTI_BASE_URL: z.preprocess(
     unsetIfEmpty,
     z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).default("https://khalti.com"),
+  ),
+  ESEWA_PRODUCT_CODE: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\S+$/, { error: "must be eSewa's product code (merchant code), no spaces" })
+      .optional(),
+  ),
+  ESEWA_SECRET_KEY: z.preprocess(unsetIfEmpty, z.string().optional()),
+  ESEWA_FORM_URL: z.preprocess(
+    unsetIfEmpty,
+    z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+      .default("https://epay.esewa.com.np/api/epay/main/v2/form"),
+  ),
+  ESEWA_STATUS_URL: z.preprocess(
+    unsetIfEmpty,
+    z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+      .default("https://epay.esewa.com.np/api/epay/transaction/status/"),
   ),
   PUBLIC_URL: z.preprocess(unsetIfEmpty, publicAddress().optional()),
   PAYMENT_WINDOW_SECONDS: wholeNumber(900, 1, 86_400, "seconds"),
@@ -326,6 +346,7 @@ const environment = variables.superRefine((e, context) => {
       });
     }
   }
+  if (e.PAYMENT_MODE === "esewa") requireEsewa(e, context);
   if (e.PAYMENT_MODE === "telegram") {
     if (e.PAYMENT_PROVIDER_TOKEN === undefined) {
       context.addIssue({
@@ -390,6 +411,42 @@ const environment = variables.superRefine((e, context) => {
   }
 });
 
+/** PAYMENT_MODE=esewa: eSewa's merchant, and the bot's public HTTP server for its pages. */
+function requireEsewa(e: z.output<typeof variables>, context: z.RefinementCtx): void {
+  const needs: [keyof typeof e, string][] = [
+    ["ESEWA_PRODUCT_CODE", "eSewa's product code (merchant code) for ePay v2"],
+    ["ESEWA_SECRET_KEY", "eSewa's secret key for ePay v2 signatures"],
+    [
+      "PUBLIC_URL",
+      "the https address of this bot's HTTP server (the eSewa pay page, and eSewa sends buyers back to it)",
+    ],
+  ];
+  for (const [name, what] of needs) {
+    if (e[name] === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: [name],
+        message: `required with PAYMENT_MODE=esewa: ${what}`,
+      });
+    }
+  }
+  if (e.HTTP_PORT === undefined && e.WEBHOOK_URL === undefined) {
+    context.addIssue({
+      code: "custom",
+      path: ["HTTP_PORT"],
+      message:
+        "required with PAYMENT_MODE=esewa: the port of the HTTP server that serves the eSewa pages",
+    });
+  }
+  if (e.CURRENCY !== undefined && e.CURRENCY !== "NPR") {
+    context.addIssue({
+      code: "custom",
+      path: ["CURRENCY"],
+      message: `${e.CURRENCY}: eSewa takes NPR only`,
+    });
+  }
+}
+
 /** The names of every variable the bot reads (docs/operations.md's table lists exactly these). */
 export const CONFIG_VARIABLES = Object.keys(variables.shape);
 
@@ -451,6 +508,7 @@ const SECRET_VARIABLES = [
   "PROVIDER_TOKEN",
   "PAYMENT_PROVIDER_TOKEN",
   "KHALTI_SECRET_KEY",
+  "ESEWA_SECRET_KEY",
   "WEBHOOK_SECRET",
 ] as const;
 
@@ -600,6 +658,20 @@ function paymentSettings(e: z.output<typeof variables>): PaymentSettings | undef
       ...timing,
     };
   }
+  if (e.PAYMENT_MODE === "esewa" && e.ESEWA_PRODUCT_CODE && e.ESEWA_SECRET_KEY && e.PUBLIC_URL) {
+    // eSewa takes NPR, in rupees with paisa.
+    return {
+      method: "esewa",
+      productCode: e.ESEWA_PRODUCT_CODE,
+      secretKey: e.ESEWA_SECRET_KEY,
+      formUrl: e.ESEWA_FORM_URL,
+      statusUrl: e.ESEWA_STATUS_URL,
+      publicUrl: e.PUBLIC_URL,
+      currency: "NPR",
+      minorDigits: 2,
+      ...timing,
+    };
+  }
   return undefined;
 }
 
@@ -625,6 +697,16 @@ type PaymentSettings =
       secretKey: string;
       baseUrl: string;
       /** This bot's public address: Khalti's return_url and website_url. */
+      publicUrl: string;
+    })
+  | (PaymentTiming & {
+      method: "esewa";
+      productCode: string;
+      /** eSewa's secret key: signs the forms, verifies the redirects (never logged). */
+      secretKey: string;
+      formUrl: string;
+      statusUrl: string;
+      /** This bot's public address: the pay page, success_url and failure_url. */
       publicUrl: string;
     });
 

@@ -73,6 +73,7 @@ export function createLifecycle(parts: {
       running.drain(),
       payments?.service.drain(),
       payments?.refunds.stop(),
+      payments?.watch?.stop(),
       workers.reconciler.stop(),
       workers.reminders.stop(),
       dailyReports?.stop(),
@@ -99,6 +100,7 @@ export function createLifecycle(parts: {
         .catch((error: unknown) =>
           logger.warn({ err: error }, "could not take up unfinished refunds yet"),
         );
+      payments?.watch?.start();
       registerCommands(bot.api, parts.i18n, config.adminUserIds).catch((error: unknown) =>
         logger.warn({ err: error }, "could not set the command menus"),
       );

@@ -20,6 +20,7 @@ payment-refused-ledger-unavailable = The bot is temporarily unavailable. Nothing
 
 receipt-payment = Paid: { $amount } { $method ->
     [khalti] with Khalti
+    [esewa] with eSewa
    *[other] by card
 } (reference <code>{ $reference }</code>)
 refund-why-declined = The provider declined the top-up.
@@ -31,9 +32,14 @@ stray-payment-owed = We received a payment of { $amount } that does not pay for 
 stray-payment-refunded = 💸 Your payment of { $amount } (reference <code>{ $providerCharge }</code>) was refunded.
 
 refund-due-alert = 💸 <b>Refund due</b>: { $amount }, purchase <code>{ $purchase }</code>, buyer { $buyer }.
-    Telegram charge: <code>{ $charge }</code>
-    Provider charge: <code>{ $providerCharge }</code>
-    Refund it with your payment provider, then send /refunded { $purchase }
+    { $method ->
+        [esewa] eSewa transaction_uuid: <code>{ $charge }</code>
+        eSewa reference (ref_id): <code>{ $providerCharge }</code>
+        eSewa has no refund API: refund it from the eSewa merchant portal (or through eSewa's support), then send /refunded { $purchase }
+       *[other] Telegram charge: <code>{ $charge }</code>
+        Provider charge: <code>{ $providerCharge }</code>
+        Refund it with your payment provider, then send /refunded { $purchase }
+    }
 refunds-none = No refunds are due.
 refunds-title = 💸 Refunds due: { $count }
 refunds-line = <code>{ $purchase }</code>: { $amount }, buyer { $buyer }, due for { $hours } h
@@ -52,10 +58,10 @@ khalti-link = Pay { $price } with Khalti below. Come back here when it is done: 
 button-pay-khalti = 💳 Pay { $price } with Khalti
 button-i-have-paid = ✅ I have paid
 payment-check-paid = Your payment is confirmed. Topping up now…
-payment-check-waiting = Khalti has no payment for this yet. Pay with the button above, then tap "I have paid" again.
-payment-check-pending = Khalti is still processing your payment. We will top up as soon as it is confirmed; you do not need to pay again.
+payment-check-waiting = There is no payment for this yet. Pay with the button above, then tap "I have paid" again.
+payment-check-pending = The payment system is still processing your payment. We will top up as soon as it is confirmed; you do not need to pay again.
 payment-check-ended = This payment link was cancelled or expired. Nothing was charged; send /topup to start again.
-payment-check-unknown = We could not reach Khalti just now. We keep checking and will message you here.
+payment-check-unknown = We could not reach the payment system just now. We keep checking and will message you here.
 payment-check-not-found = This payment is not known any more. Send /topup to start again.
 payment-check-not-yours = This payment is someone else’s: only the person who started it can check it.
 khalti-page-title = Top-up payment
@@ -69,6 +75,22 @@ refund-failed-alert = ⚠️ <b>Refund could not be made automatically</b>: { $a
     Charge: <code>{ $charge }</code>
     Transaction: <code>{ $providerCharge }</code>
     Refund it from the payment system's dashboard, then send /refunded { $purchase }
+refunded-outside-alert = ⚠️ <b>A payment was given back outside the bot</b>: { $amount }, purchase <code>{ $purchase }</code>, buyer { $buyer }. The payment system says it was refunded (in full or in part) before the bot saw it paid: nothing was topped up and the purchase ended unpaid. Check in the payment system's portal that the buyer got all of it back.
+    Offer: <code>{ $charge }</code>
 stray-refunding-alert = ⚠️ <b>A payment that pays for nothing</b> (another amount than asked, or paid after the purchase ended): { $amount }, purchase <code>{ $purchase }</code>, buyer { $buyer }. Nothing was topped up; it is being refunded automatically.
     Charge: <code>{ $charge }</code>
     Transaction: <code>{ $providerCharge }</code>
+
+# eSewa (PAYMENT_MODE=esewa)
+esewa-link = Pay { $price } with eSewa below. Come back here when it is done: the top-up is made as soon as eSewa confirms your payment.
+button-pay-esewa = 💳 Pay { $price } with eSewa
+esewa-page-title = Top-up payment with eSewa
+esewa-page-paying = You are paying { $price } for { $bouquet }. The button takes you to eSewa to pay; the top-up is made in Telegram as soon as eSewa confirms the payment.
+esewa-page-submit = Pay with eSewa
+esewa-page-paid = ✅ Payment received. Go back to Telegram: your top-up is on its way there.
+esewa-page-pending = ⏳ eSewa is still processing your payment. Do not pay again. Go back to Telegram: we will message you there as soon as it is confirmed.
+esewa-page-waiting = eSewa has not confirmed a payment yet. Go back to Telegram; if you paid, we will message you there as soon as it is confirmed.
+esewa-page-ended = The payment was cancelled or has expired. Nothing was charged.
+esewa-page-unknown = We could not check your payment with eSewa just now. Go back to Telegram: we keep checking and will message you there.
+esewa-page-back = Back to Telegram
+esewa-page-invalid = This answer from eSewa could not be verified, so nothing was changed. If you paid, go back to Telegram: the bot checks every payment with eSewa itself and will message you there.

@@ -414,6 +414,7 @@ export class PaymentService {
         await this.teller.tell(await this.end(purchase, found.cancelled ? "cancelled" : "expired"));
         return "ended";
       case "refunded":
+        await this.refunds.refundedOutside(purchase);
         await this.teller.tell(await this.end(purchase, "expired"));
         return "ended";
     }

@@ -108,8 +108,8 @@ export type PaymentLookup =
   | { state: "ended"; cancelled: boolean }
   /** The system itself says it does not know the offer (its own answer, not a proxy's page). */
   | { state: "not-found" }
-  /** Paid once and given back already. */
-  | { state: "refunded" };
+  /** Paid once and given back already (`partial`: only a part of it). */
+  | { state: "refunded"; partial?: boolean };
 
 /**
  * Digits after the decimal point in the currency's minor unit, from the platform's currency

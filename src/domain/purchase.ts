@@ -201,7 +201,7 @@ export interface PurchaseStore {
   renewalsAfterReminders(): Promise<number>;
 }
 
-export type PaymentMethod = "telegram" | "khalti";
+export type PaymentMethod = "telegram" | "khalti" | "esewa";
 
 /** The payment a paid purchase asks for, and what it took once paid. */
 export interface PurchasePayment {

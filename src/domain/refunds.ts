@@ -35,7 +35,9 @@ export type RefundAlertKind =
   | "refund-failed"
   | "outcome-unknown"
   /** A payment that pays for nothing (a wrong amount, a late one), refunded by the system's API. */
-  | "stray-refunding";
+  | "stray-refunding"
+  /** The system says an offer's payment went back outside the bot (eSewa's FULL_REFUND). */
+  | "refunded-outside";
 
 /**
  * The last look before a refund (TopupService.lastLook): txn-status for every token the
@@ -160,6 +162,31 @@ export class RefundDesk {
    */
   outcomeUnknown(purchase: Purchase): Promise<void> {
     return this.alertAbout(purchase, "outcome-unknown");
+  }
+
+  /**
+   * The payment system says the payment of an offer still awaited went back outside the bot
+   * (eSewa's FULL_REFUND or PARTIAL_REFUND): nothing was topped up, and people are told to see
+   * that the buyer was paid back in full.
+   */
+  async refundedOutside(purchase: Purchase): Promise<void> {
+    const asked = purchase.payment;
+    if (!asked) return;
+    this.log.warn({ purchaseId: purchase.id }, "payment refunded outside the bot");
+    await this.quietly(
+      this.channel.alertOperators(
+        {
+          purchaseId: purchase.id,
+          buyer: purchase.buyer,
+          method: asked.method,
+          currency: asked.currency,
+          minor: asked.minor,
+          chargeId: asked.offer ?? "—",
+          providerChargeId: null,
+        },
+        "refunded-outside",
+      ),
+    );
   }
 
   private async alertAbout(purchase: Purchase, about: RefundAlertKind) {

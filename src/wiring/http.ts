@@ -1,4 +1,4 @@
-// The HTTP listeners: the public one (Telegram's webhook, Khalti's return page, health and,
+// The HTTP listeners: the public one (Telegram's webhook, Khalti's and eSewa's pages, health and,
 // behind a token, metrics) and the metrics one. Either may be off.
 import { type Bot, BotError } from "grammy";
 import { HttpServer, type WebhookRejection } from "../adapters/http/server.js";
@@ -8,8 +8,10 @@ import type { BotContext } from "../bot/context.js";
 import { khaltiReturnPage } from "../bot/features/payments/khalti-return.js";
 import { isPaymentConfirmation } from "../bot/shared/confirmation-hold.js";
 import type { Translator } from "../bot/shared/i18n.js";
+import type { ValueFormatter } from "../bot/shared/values.js";
 import type { Config } from "../config.js";
 import { ConfirmationNotKept } from "../domain/payment-service.js";
+import { esewaPagesOf } from "./esewa.js";
 import type { Payments } from "./payments.js";
 import type { Stores } from "./stores.js";
 
@@ -31,6 +33,7 @@ export function createHttp(parts: {
   payments: Payments | undefined;
   bot: Bot<BotContext>;
   i18n: Translator;
+  formatter: (locale: string) => ValueFormatter;
   /** Whether this instance should get traffic (/readyz). */
   ready(): boolean;
 }): HttpServers {
@@ -70,7 +73,16 @@ export function createHttp(parts: {
                   config.returnPage.lookupIntervalMs,
                 ),
               ]
-            : [],
+            : payments
+              ? esewaPagesOf({
+                  config,
+                  ledger: parts.stores.purchases,
+                  payments: payments.service,
+                  i18n: parts.i18n,
+                  formatter: parts.formatter,
+                  botUsername: () => bot.botInfo.username,
+                })
+              : [],
         pagesPerClientPerMinute: config.returnPage.perClientPerMinute,
         // On the public port only behind the token.
         metrics: config.http.metricsToken

@@ -13,7 +13,9 @@ import type { Config } from "../config.js";
 import type { PaymentSystem } from "../domain/payment.js";
 import { PaymentService } from "../domain/payment-service.js";
 import type { ProviderHealth } from "../domain/provider-health.js";
+import { RefundWatch } from "../domain/refund-watch.js";
 import { RefundDesk } from "../domain/refunds.js";
+import { esewaSystem } from "./esewa.js";
 import type { Purchases } from "./purchases.js";
 import type { Stores } from "./stores.js";
 
@@ -28,6 +30,8 @@ export interface Payments {
   method: PaymentSettings["method"];
   service: PaymentService;
   refunds: RefundDesk;
+  /** Refunds made by hand that the system's own check can see done (eSewa's FULL_REFUND). */
+  watch: RefundWatch | undefined;
 }
 
 export function createPayments(parts: {
@@ -86,7 +90,11 @@ export function createPayments(parts: {
     },
     logger,
   );
-  return { method: payment.method, service, refunds };
+  const watch =
+    system.lookup && !system.refund
+      ? new RefundWatch(stores.purchases, purchases.book, system, refunds, payment.checkMs, logger)
+      : undefined;
+  return { method: payment.method, service, refunds, watch };
 }
 
 /** The Telegram invoice, or Khalti's web checkout with its link in the chat. */
@@ -99,6 +107,7 @@ function paymentSystem(
   if (payment.method === "telegram") {
     return new TelegramPayments(new TelegramInvoices(api, payment.providerToken, i18n, formatter));
   }
+  if (payment.method === "esewa") return esewaSystem(payment, config, telegram);
   return new KhaltiPayments(
     {
       baseUrl: payment.baseUrl,

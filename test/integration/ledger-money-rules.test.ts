@@ -418,12 +418,13 @@ describe.each(LEDGER_ENGINES)("migration 0003-money-rules on %s", (engine) => {
       .execute();
     await sql`UPDATE payments SET minor = 70000 WHERE charge_id = 'm1'`.execute(db);
     await sql`DELETE FROM payments WHERE charge_id = 'm2'`.execute(db);
-    expect(await migrate(db)).toEqual(["0003-money-rules", "0004-purchase-versions"]);
+    expect(await migrate(db)).toEqual(["0003-money-rules", "0004-purchase-versions", "0005-esewa"]);
     expect(await appliedNames(db)).toEqual([
       "0001-purchases",
       "0002-payments",
       "0003-money-rules",
       "0004-purchase-versions",
+      "0005-esewa",
     ]);
     expect(await rulesPresent(db)).toEqual([
       "payments_applied_amount",

@@ -136,4 +136,40 @@ describe.each(LEDGER_ENGINES)("the ledger's payments on %s", (engine) => {
       ),
     ).rejects.toThrow();
   });
+
+  it("eSewa: one purchase per transaction_uuid, one payment per uuid and per ref_id", async () => {
+    const esewa = async (id: string, uuid: string) => {
+      await awaiting(id);
+      await sql`UPDATE purchases SET payment_method = 'esewa', payment_offer = ${uuid} WHERE id = ${id}`.execute(
+        ledger.db,
+      );
+    };
+    await esewa("e1", "e1-0a0b0c0d");
+    expect((await store.byOffer("esewa", "e1-0a0b0c0d"))?.id).toBe("e1");
+    expect(await store.byOffer("khalti", "e1-0a0b0c0d")).toBeNull();
+    await awaiting("e2");
+    await expect(
+      sql`UPDATE purchases SET payment_method = 'esewa', payment_offer = 'e1-0a0b0c0d' WHERE id = 'e2'`.execute(
+        ledger.db,
+      ),
+    ).rejects.toThrow(/purchases_by_esewa_uuid/);
+    const paid = (uuid: string, ref: string): ReceivedPayment => ({
+      method: "esewa",
+      purchaseId: "e1",
+      currency: "NPR",
+      minor: 70_000,
+      charge: { id: uuid, providerId: ref, at: Date.now() },
+    });
+    const first = await store.receivePayment(paid("e1-0a0b0c0d", "REF1"), 1_000);
+    expect(first.kind).toBe("applied");
+    if (first.kind === "applied") await first.claim.lease.release();
+    // The same status answer again: the same payment.
+    expect((await store.receivePayment(paid("e1-0a0b0c0d", "REF1"), 1_000)).kind).toBe("duplicate");
+    // Another uuid with the same eSewa reference: refused by the database.
+    await expect(store.receivePayment(paid("e9-0a0b0c0d", "REF1"), 1_000)).rejects.toThrow();
+    // A method the ledger does not know is still refused.
+    await expect(
+      sql`UPDATE purchases SET payment_method = 'cash' WHERE id = 'e2'`.execute(ledger.db),
+    ).rejects.toThrow(/purchases_payment_method_check/);
+  });
 });

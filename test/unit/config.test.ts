@@ -188,7 +188,7 @@ describe("loadConfig", () => {
   it("has no default payment mode, and with none needs to know who may top up", () => {
     const { PAYMENT_MODE: _mode, TOPUP_USER_IDS: _users, ...unset } = valid;
     expect(problemsOf(unset)).toEqual([
-      "PAYMENT_MODE: required: none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only), telegram or khalti",
+      "PAYMENT_MODE: required: none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only), telegram, khalti or esewa",
     ]);
     expect(problemsOf({ ...unset, PAYMENT_MODE: "none" })).toEqual([
       expect.stringMatching(/^TOPUP_USER_IDS: required with PAYMENT_MODE=none/),
@@ -223,6 +223,39 @@ describe("loadConfig", () => {
     });
     expect(loadConfig(valid).topupUsers).toBe("everyone");
     expect(loadConfig({ ...valid, TOPUP_USER_IDS: " 12, 34 " }).topupUsers).toEqual([12, 34]);
+  });
+
+  it("with eSewa, names each missing variable, takes NPR only and defaults to eSewa's live hosts", () => {
+    expect(problemsOf({ ...valid, PAYMENT_MODE: "esewa" })).toEqual([
+      expect.stringMatching(/^ESEWA_PRODUCT_CODE: required with PAYMENT_MODE=esewa/),
+      expect.stringMatching(/^ESEWA_SECRET_KEY: required with PAYMENT_MODE=esewa/),
+      expect.stringMatching(/^PUBLIC_URL: required with PAYMENT_MODE=esewa/),
+      expect.stringMatching(/^HTTP_PORT: required with PAYMENT_MODE=esewa/),
+    ]);
+    const esewa = {
+      ...valid,
+      PAYMENT_MODE: "esewa",
+      ESEWA_PRODUCT_CODE: "EPAYTEST",
+      ESEWA_SECRET_KEY: "8gBm/:&EnhH.1/q",
+      PUBLIC_URL: "https://bot.example.com",
+      HTTP_PORT: "8080",
+    };
+    expect(problemsOf({ ...esewa, CURRENCY: "USD", ESEWA_FORM_URL: "ftp://x" })).toEqual([
+      "ESEWA_FORM_URL: must be an http(s) URL",
+      "CURRENCY: USD: eSewa takes NPR only",
+    ]);
+    expect(loadConfig(esewa).payment).toEqual(
+      expect.objectContaining({
+        method: "esewa",
+        currency: "NPR",
+        minorDigits: 2,
+        productCode: "EPAYTEST",
+        formUrl: "https://epay.esewa.com.np/api/epay/main/v2/form",
+        statusUrl: "https://epay.esewa.com.np/api/epay/transaction/status/",
+        publicUrl: "https://bot.example.com",
+      }),
+    );
+    expect(loadConfig(esewa).secrets).toContain("8gBm/:&EnhH.1/q");
   });
 
   it("with telegram payments, names each missing or wrong variable and keeps the token out", () => {
@@ -370,6 +403,7 @@ describe("the secrets the logger scrubs", () => {
       ...valid,
       PAYMENT_PROVIDER_TOKEN: "284685063:TEST:config",
       KHALTI_SECRET_KEY: "khalti-secret-config",
+      ESEWA_SECRET_KEY: "esewa-secret-config",
       WEBHOOK_URL: "https://bot.example.com/telegram",
       WEBHOOK_SECRET: "hook_secret_config_of_32_characters",
     };
@@ -378,6 +412,7 @@ describe("the secrets the logger scrubs", () => {
       valid.PROVIDER_TOKEN,
       all.PAYMENT_PROVIDER_TOKEN,
       all.KHALTI_SECRET_KEY,
+      all.ESEWA_SECRET_KEY,
       all.WEBHOOK_SECRET,
     ]);
   });

@@ -33,10 +33,14 @@ export interface WebhookRoute {
   answerWithinMs: number;
 }
 
-/** A page a browser opens (Khalti's return_url): GET only, HTML back. */
+/** A page a browser opens (Khalti's return_url, eSewa's pages): GET only, HTML back. */
 interface PageRoute {
   path: string;
-  render(query: URLSearchParams): Promise<{ status: number; html: string }>;
+  /** `path` is a prefix of the page's addresses (`/pay/esewa/` and its offer's uuid). */
+  prefix?: boolean;
+  /** The one origin the page's form may be posted to; otherwise none. */
+  formAction?: string;
+  render(query: URLSearchParams, pathname: string): Promise<{ status: number; html: string }>;
 }
 
 /** Pages are never cached, framed, sniffed or told where the buyer came from. */
@@ -138,8 +142,10 @@ export class HttpServer {
       return this.webhook(webhook, request, response);
     }
     if (request.method !== "GET" && request.method !== "HEAD") return refuse(response, 405);
-    const page = this.options.pages?.find((candidate) => candidate.path === url.pathname);
-    if (page) return this.page(page, url.searchParams, request, response);
+    const page = this.options.pages?.find((candidate) =>
+      candidate.prefix ? url.pathname.startsWith(candidate.path) : candidate.path === url.pathname,
+    );
+    if (page) return this.page(page, url, request, response);
     switch (url.pathname) {
       case "/healthz":
         return end(response, 200, "ok\n");
@@ -156,7 +162,7 @@ export class HttpServer {
 
   private async page(
     page: PageRoute,
-    query: URLSearchParams,
+    url: URL,
     request: IncomingMessage,
     response: ServerResponse,
   ): Promise<void> {
@@ -170,8 +176,17 @@ export class HttpServer {
       response.end("too many requests\n");
       return;
     }
-    const { status, html } = await page.render(query);
-    response.writeHead(status, { ...PAGE_HEADERS, "content-type": "text/html; charset=utf-8" });
+    const { status, html } = await page.render(url.searchParams, url.pathname);
+    const headers = page.formAction
+      ? {
+          ...PAGE_HEADERS,
+          "content-security-policy": PAGE_HEADERS["content-security-policy"].replace(
+            "form-action 'none'",
+            `form-action ${page.formAction}`,
+          ),
+        }
+      : PAGE_HEADERS;
+    response.writeHead(status, { ...headers, "content-type": "text/html; charset=utf-8" });
     response.end(html);
   }
 

@@ -123,7 +123,9 @@ function parsed(line: string): ReceivedPayment | null {
   const payment = value as Partial<ReceivedPayment> | null;
   const charge = payment?.charge;
   const valid =
-    (payment?.method === "telegram" || payment?.method === "khalti") &&
+    (payment?.method === "telegram" ||
+      payment?.method === "khalti" ||
+      payment?.method === "esewa") &&
     typeof payment.purchaseId === "string" &&
     typeof payment.currency === "string" &&
     Number.isSafeInteger(payment.minor) &&

@@ -8,6 +8,7 @@ import type { PaymentLedger } from "../../../domain/payment.js";
 import type { CheckOutcome, PaymentService } from "../../../domain/payment-service.js";
 import { escapeHtml } from "../../shared/html.js";
 import type { Translator } from "../../shared/i18n.js";
+import { type PaymentPage, paymentPageHtml as page, throttledChecks } from "./payment-pages.js";
 
 const SAID: Record<CheckOutcome, string> = {
   paid: "khalti-page-paid",
@@ -21,12 +22,6 @@ const SAID: Record<CheckOutcome, string> = {
 /** Where Khalti sends the buyer back, under PUBLIC_URL. */
 export const KHALTI_RETURN_PATH = "/pay/khalti/return";
 
-/** A page the HTTP server serves (adapters/http/server.ts PageRoute). */
-interface ReturnPage {
-  path: string;
-  render(query: URLSearchParams): Promise<{ status: number; html: string }>;
-}
-
 export function khaltiReturnPage(
   ledger: Pick<PaymentLedger, "byOffer">,
   payments: PaymentService,
@@ -34,18 +29,8 @@ export function khaltiReturnPage(
   botUsername: () => string,
   lookupIntervalMs: number,
   now: () => number = Date.now,
-): ReturnPage {
-  const recent = new Map<string, { at: number; outcome: Promise<CheckOutcome> }>();
-  /** The lookup under way or done within the interval, else a new one. */
-  function checked(purchaseId: string): Promise<CheckOutcome> {
-    const at = now();
-    for (const [id, lookup] of recent) if (at - lookup.at >= lookupIntervalMs) recent.delete(id);
-    const last = recent.get(purchaseId);
-    if (last) return last.outcome;
-    const outcome = payments.checkNow(purchaseId);
-    recent.set(purchaseId, { at, outcome });
-    return outcome;
-  }
+): PaymentPage {
+  const checked = throttledChecks(payments, lookupIntervalMs, now);
   return {
     path: KHALTI_RETURN_PATH,
     async render(query) {
@@ -59,8 +44,4 @@ export function khaltiReturnPage(
       return { status: 200, html: page(purchase.language, t("khalti-page-title"), body) };
     },
   };
-}
-
-function page(language: string, title: string, body: string): string {
-  return `<!doctype html><html lang="${escapeHtml(language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head><body style="font-family:sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem"><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }

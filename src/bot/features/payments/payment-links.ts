@@ -1,5 +1,5 @@
-// A payment link in the chat (Khalti's): "Pay NPR 700.00 with Khalti" opening the link, "I have
-// paid" (look it up now) and Cancel; withdrawn, the buttons go away.
+// A payment link in the chat (Khalti's, eSewa's): "Pay NPR 700.00 with Khalti" opening the link,
+// "I have paid" (look it up now) and Cancel; withdrawn, the buttons go away.
 import { type Api, InlineKeyboard } from "grammy";
 import type { PaymentLinkChannel } from "../../../domain/payment.js";
 import type { Purchase } from "../../../domain/purchase.js";
@@ -20,9 +20,10 @@ export class TelegramPaymentLinks implements PaymentLinkChannel {
     const price = this.formatter(purchase.language).amount(purchase.bouquet.price);
     const check = invoiceButtons.encode({ kind: "check", purchaseId: purchase.id });
     const cancel = invoiceButtons.encode({ kind: "cancel", purchaseId: purchase.id });
-    const message = await this.api.sendMessage(purchase.buyer, t("khalti-link", { price }), {
+    const system = purchase.payment?.method === "esewa" ? "esewa" : "khalti";
+    const message = await this.api.sendMessage(purchase.buyer, t(`${system}-link`, { price }), {
       reply_markup: new InlineKeyboard()
-        .url(t("button-pay-khalti", { price }), paymentUrl)
+        .url(t(`button-pay-${system}`, { price }), paymentUrl)
         .row()
         .text(t("button-i-have-paid"), check)
         .text(t("button-cancel"), cancel),

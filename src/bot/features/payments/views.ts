@@ -15,6 +15,7 @@ export function refundFacts(refund: RefundAlert, fmt: ValueFormatter, digits: nu
     amount: fmt.amount(fromMinorUnits(refund.minor, digits)),
     charge: escapeHtml(truncate(refund.chargeId, 128)),
     providerCharge: escapeHtml(truncate(refund.providerChargeId ?? "—", 128)),
+    method: refund.method,
   };
 }
 

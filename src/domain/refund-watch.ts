@@ -1,0 +1,69 @@
+// Refunds a person makes outside the bot on a payment system that can be asked but publishes no
+// refund API (eSewa): while one is owed, the system is asked about its payment every interval,
+// and when its own check says the payment went back in full (eSewa's FULL_REFUND), the refund is
+// closed as /refunded would close it: marked once in the ledger, the buyer told. A partial
+// refund, an answer of anything else or a failed check leaves it owed, for a person.
+import type { PaymentLedger, PaymentSystem } from "./payment.js";
+import type { Log } from "./ports.js";
+import type { PurchaseBook } from "./purchase-book.js";
+import type { RefundDesk } from "./refunds.js";
+
+/** Refunds owed looked at a pass, oldest first. */
+const PER_PASS = 100;
+
+export class RefundWatch {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly ledger: Pick<PaymentLedger, "refundsDue">,
+    private readonly book: PurchaseBook,
+    private readonly system: PaymentSystem,
+    private readonly desk: Pick<RefundDesk, "markRefunded">,
+    private readonly intervalMs: number,
+    private readonly log: Log,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .catch((error: unknown) => this.log.warn({ err: error }, "owed refunds not checked"))
+        .finally(() => this.schedule());
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** One pass; returns how many refunds it closed. */
+  async runOnce(): Promise<number> {
+    const lookup = this.system.lookup?.bind(this.system);
+    if (!lookup) return 0;
+    let closed = 0;
+    for (const refund of await this.ledger.refundsDue(PER_PASS)) {
+      if (this.stopped || refund.method !== this.system.method || !refund.purchaseId) continue;
+      const purchase = await this.book.get(refund.purchaseId);
+      // Only the offer the refund's payment was made on: its charge id is the offer's handle.
+      if (purchase?.payment?.offer !== refund.chargeId) continue;
+      const found = await lookup(purchase).catch(() => null);
+      if (found?.state !== "refunded" || found.partial) continue;
+      const by = `${this.system.method}:status-check`;
+      if (await this.desk.markRefunded(refund.chargeId, by, "refunded in full outside the bot")) {
+        this.log.info({ purchaseId: purchase.id }, "refund found made by the payment system");
+        closed++;
+      }
+    }
+    return closed;
+  }
+}
