@@ -1,8 +1,9 @@
 // The offline playground's page in a real browser (the system's Chromium, driven by
 // playwright-core): a top-up completed by clicking and paid with a test card, as a person
 // would, with the provider's side of it in the side panel; a declined card; Telegram
-// formatting; the support group; Nepali; a phone; and, on a playground of its own, a top-up
-// paid on the Khalti sandbox's page.
+// formatting; the support group; Nepali; a phone; and, on playgrounds of their own, a top-up
+// paid on the Khalti sandbox's page and one paid on the eSewa sandbox's page (reached from the
+// bot's pay page).
 import { existsSync } from "node:fs";
 import { copyFile, mkdir } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -586,6 +587,112 @@ describe("the playground page, paying with Khalti (DEMO_PAYMENT_MODE=khalti)", (
     await receipt.waitFor({ timeout: 15_000 });
     expect(await receipt.textContent()).toMatch(/Paid: NPR\s700\.00 with Khalti/);
     expect(khaltiPlayground.sandbox.topups).toHaveLength(1);
+    expect(problems).toEqual([]);
+  }, 30_000);
+});
+
+describe("the playground page, paying with eSewa (DEMO_PAYMENT_MODE=esewa)", () => {
+  let esewaPlayground: Playground;
+  let context: BrowserContext;
+  let chat: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    if (NO_CHROMIUM) return;
+    esewaPlayground = await startPlayground({
+      host: "127.0.0.1",
+      port: 0,
+      env: { LOG_LEVEL: "silent" },
+      paymentMode: "esewa",
+      // Its own in-process Redis: ioredis-mock shares one store between instances of a port.
+      redis: new RedisMock({ port: 16_380 }),
+      logger: createLogger("silent"),
+    });
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      locale: "en-GB",
+      timezoneId: "Asia/Kathmandu",
+    });
+    chat = await context.newPage();
+    chat.on("pageerror", (error) => problems.push(error.message));
+    chat.on("console", (entry) => {
+      if (entry.type() === "error") problems.push(entry.text());
+    });
+    await chat.goto(esewaPlayground.url);
+    await chat.locator("body[data-ready='true']").waitFor();
+  }, 20_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await esewaPlayground?.close();
+  });
+
+  const said = (text: string | RegExp): Locator =>
+    chat.locator("#messages .message", { hasText: text }).last();
+
+  it("opens the bot's pay page from its link, posts it to the eSewa sandbox, and the chat goes on to the receipt", async () => {
+    needsChromium();
+    const esewa = esewaPlayground.esewa;
+    expect(esewa).toBeDefined();
+    if (!esewa) return;
+    await expect(chat.locator("#guide-pay").textContent()).resolves.toContain("eSewa");
+
+    chat.setDefaultTimeout(10_000);
+    await chat.locator("#composer").fill("/topup");
+    await chat.locator("#composer").press("Enter");
+    await chat.locator(".reply-button", { hasText: "Share my phone number" }).click();
+    await button(said("Which connection do you want to renew?"), "TV 8000000021 · active").click();
+    const choose = said("Choose a package to buy:");
+    await choose.waitFor();
+    // By its id: edited in place, it no longer says "Choose a package".
+    const menuId = await choose.getAttribute("data-message-id");
+    const menu = chat.locator(`#messages .message[data-message-id="${menuId}"]`);
+    await button(menu, "Monthly").click();
+    await menu.filter({ hasText: "Monthly packages" }).waitFor();
+    await menu.getByRole("button", { name: /Gold \(monthly\) · NPR\s700\.00$/ }).click();
+    await menu.filter({ hasText: "Please confirm your top-up" }).waitFor();
+    await button(menu, "💳 Pay NPR 700.00").click();
+
+    // The bot's link: a URL button to its own pay page, drawn as a link that opens a new tab.
+    const link = chat.getByRole("link", { name: /Pay NPR\s700\.00 with eSewa/ });
+    await link.waitFor();
+    const payUrl = (await link.getAttribute("href")) ?? "";
+    const uuid = payUrl.slice(`${esewa.publicUrl}/pay/esewa/`.length);
+    expect(payUrl).toBe(`${esewa.publicUrl}/pay/esewa/${uuid}`);
+    expect(uuid).toMatch(/^[A-Za-z0-9-]+$/);
+    expect(await link.getAttribute("target")).toBe("_blank");
+    const links = await said("with eSewa below").locator(".inline-button").allTextContents();
+    expect(links.map((label) => label.replace(/\s+/g, " "))).toEqual(
+      expect.arrayContaining(["✅ I have paid", "Cancel"]),
+    );
+    // Nothing is at eSewa until the buyer's browser posts the form.
+    expect(esewa.sandbox.payments()).toEqual([]);
+    expect(esewaPlayground.sandbox.topups).toHaveLength(0);
+
+    // The bot's pay page in a new tab: its button posts the signed form to the sandbox.
+    const [tab] = await Promise.all([context.waitForEvent("page"), link.click()]);
+    await tab.waitForLoadState();
+    expect(tab.url()).toBe(payUrl);
+    await expect(tab.locator("body").textContent()).resolves.toMatch(/NPR\s700\.00 for Gold/);
+    await Promise.all([
+      tab.waitForURL(`${esewa.sandbox.url}/pay/${uuid}`),
+      button(tab, "Pay with eSewa").click(),
+    ]);
+    await expect(tab.locator(".amount").textContent()).resolves.toBe("Total: NPR 700.00");
+    // The sandbox's Pay sends the tab back to the bot's success page, which asks eSewa.
+    await Promise.all([
+      tab.waitForURL(`${esewa.publicUrl}/pay/esewa/success?data=**`),
+      button(tab, "Pay").click(),
+    ]);
+    await tab.getByText("Payment received").waitFor();
+    expect(esewa.sandbox.payment(uuid)?.status).toBe("COMPLETE");
+    await tab.close();
+
+    // Meanwhile the chat went on by itself.
+    const receipt = said("Top-up successful");
+    await receipt.waitFor({ timeout: 15_000 });
+    expect(await receipt.textContent()).toMatch(/Paid: NPR\s700\.00 with eSewa/);
+    expect(esewaPlayground.sandbox.topups).toHaveLength(1);
     expect(problems).toEqual([]);
   }, 30_000);
 });

@@ -1,6 +1,7 @@
 // `npm run demo`: the offline playground. Nothing needed but `npm ci`; Redis when REDIS_URL is set.
 import { z } from "zod";
 import { createLogger } from "../../src/adapters/logger.js";
+import { DEMO_PAYMENT_MODES } from "./payment-modes.js";
 import { startPlayground } from "./playground.js";
 
 const settings = z
@@ -12,7 +13,7 @@ const settings = z
     // Empty counts as unset, as for the bot's own settings.
     DEMO_PAYMENT_MODE: z.preprocess(
       (value) => (value === "" ? undefined : value),
-      z.enum(["telegram", "khalti", "none"]).default("telegram"),
+      z.enum(DEMO_PAYMENT_MODES).default("telegram"),
     ),
   })
   .safeParse(process.env);
@@ -21,6 +22,11 @@ if (!settings.success) {
   process.exit(1);
 }
 const { DEMO_PORT, DEMO_HOST, REDIS_URL, LOG_LEVEL, DEMO_PAYMENT_MODE } = settings.data;
+
+/** The start message's hint at the other payment modes. */
+const OTHER_MODES =
+  "DEMO_PAYMENT_MODE=telegram: a test card; khalti: Khalti's sandbox; esewa: eSewa's sandbox; " +
+  "none: nobody pays";
 
 // Without REDIS_URL, an in-process stand-in; real deployments always use Redis.
 const redis = REDIS_URL ? undefined : new (await import("ioredis-mock")).default();
@@ -42,7 +48,7 @@ process.stdout.write(
 
 function paymentsLine(started: typeof playground): string {
   if (DEMO_PAYMENT_MODE === "none") {
-    return "none, everyone may top up (DEMO_PAYMENT_MODE=telegram: pay with a test card)";
+    return `none, everyone may top up (${OTHER_MODES})`;
   }
   if (DEMO_PAYMENT_MODE === "khalti" && started.khalti) {
     return (
@@ -50,7 +56,14 @@ function paymentsLine(started: typeof playground): string {
       `return page at ${started.khalti.publicUrl}/pay/khalti/return`
     );
   }
-  return "Telegram Payments with a test card (DEMO_PAYMENT_MODE=khalti: Khalti; none: nobody pays)";
+  if (DEMO_PAYMENT_MODE === "esewa" && started.esewa) {
+    return (
+      `eSewa ePay on the eSewa sandbox at ${started.esewa.sandbox.url} ` +
+      `(merchant ${started.esewa.sandbox.productCode}), ` +
+      `the bot's pay and return pages at ${started.esewa.publicUrl}/pay/esewa/`
+    );
+  }
+  return `Telegram Payments with a test card (${OTHER_MODES})`;
 }
 
 const stop = async () => {

@@ -6,9 +6,15 @@ import type { Redis } from "ioredis";
 import type { Logger } from "../../src/adapters/logger.js";
 import { type App, createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
+import {
+  createEsewaSandbox,
+  TEST_SECRET_KEY as ESEWA_TEST_SECRET_KEY,
+  type EsewaSandbox,
+} from "../esewa-sandbox/server.js";
 import { createKhaltiSandbox, type KhaltiSandbox } from "../khalti-sandbox/server.js";
 import { createSandbox, type Sandbox } from "../sandbox/server.js";
 import { createTelegramEmulator, type TelegramEmulator } from "../telegram-emulator/index.js";
+import type { DemoPaymentMode } from "./payment-modes.js";
 import { type Roles, startWeb } from "./web.js";
 
 export const DEMO_BOT_TOKEN = "5000000001:playground-bot-token";
@@ -17,12 +23,6 @@ const DEMO_PROVIDER_TOKEN = "sandbox-token";
 const DEMO_PAYMENT_TOKEN = "284685063:TEST:playground";
 /** The Khalti sandbox's secret key: the bot sends it, the sandbox checks it. */
 const DEMO_KHALTI_KEY = "playground-khalti-key";
-
-/**
- * telegram: subscribers pay an invoice with a test card; khalti: they pay on the Khalti
- * sandbox's page, opened from the bot's link; none: nobody pays, everyone tops up.
- */
-type DemoPaymentMode = "telegram" | "khalti" | "none";
 
 export const ROLES: Roles = {
   user: { id: 1001, chatId: 1001, first_name: "Asha", phone: "9851000002" },
@@ -46,7 +46,9 @@ export interface Playground {
   url: string;
   sandbox: Sandbox;
   /** In khalti mode: the Khalti sandbox the bot pays through, and the bot's own address. */
-  khalti?: { sandbox: KhaltiSandbox; publicUrl: string };
+  khalti?: LocalCheckout<KhaltiSandbox>;
+  /** In esewa mode: the eSewa sandbox the bot pays through, and the bot's own address. */
+  esewa?: LocalCheckout<EsewaSandbox>;
   emulator: TelegramEmulator;
   close(): Promise<void>;
 }
@@ -59,13 +61,18 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     bots: [{ token: DEMO_BOT_TOKEN, first_name: "Top-up Bot", username: "topup_playground_bot" }],
   });
   const paymentMode = options.paymentMode ?? "telegram";
-  const khalti = paymentMode === "khalti" ? await startKhalti() : undefined;
+  const khalti =
+    paymentMode === "khalti"
+      ? await localCheckout(await createKhaltiSandbox({ secretKey: DEMO_KHALTI_KEY }))
+      : undefined;
+  const esewa =
+    paymentMode === "esewa" ? await localCheckout(await createEsewaSandbox()) : undefined;
   const config = loadConfig({
     CURRENCY: "NPR",
     REDIS_KEY_PREFIX: "playground:",
     ...(paymentMode === "none" && { TOPUP_USER_IDS: "*" }),
     ...options.env,
-    ...paymentEnv(paymentMode, khalti),
+    ...paymentEnv(paymentMode, { khalti, esewa }),
     PROVIDER_TIMEZONE: timeZone,
     BOT_TOKEN: DEMO_BOT_TOKEN,
     TELEGRAM_API_ROOT: emulator.apiRoot,
@@ -98,6 +105,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     sandbox,
     emulator,
     khalti,
+    esewa,
     async close() {
       web.closeAllConnections();
       await new Promise((resolve) => web.close(resolve));
@@ -105,36 +113,63 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       await emulator.close();
       await sandbox.close();
       await khalti?.sandbox.close();
+      await esewa?.sandbox.close();
     },
   };
 }
 
+/** A payment system's sandbox, and the bot's own HTTP server for its pages (on 127.0.0.1). */
+interface LocalCheckout<Sandbox> {
+  sandbox: Sandbox;
+  port: number;
+  /** The bot's PUBLIC_URL: http://127.0.0.1:<port>. */
+  publicUrl: string;
+}
+
 /**
- * The bot's payment settings for `mode`. They come after the caller's environment: a
- * PAYMENT_MODE or real provider token in the shell must not change the journey the page shows.
+ * The bot's payment settings for `mode`: the one place the playground says how the bot pays.
+ * They come after the caller's environment: a PAYMENT_MODE or real provider token in the shell
+ * must not change the journey the page shows.
  */
 function paymentEnv(
   mode: DemoPaymentMode,
-  khalti: { sandbox: KhaltiSandbox; port: number; publicUrl: string } | undefined,
+  sandboxes: { khalti?: LocalCheckout<KhaltiSandbox>; esewa?: LocalCheckout<EsewaSandbox> },
 ): NodeJS.ProcessEnv {
+  const { khalti, esewa } = sandboxes;
   if (mode === "none") return { PAYMENT_MODE: "none" };
   if (mode === "khalti" && khalti) {
     return {
       PAYMENT_MODE: "khalti",
       KHALTI_SECRET_KEY: DEMO_KHALTI_KEY,
       KHALTI_BASE_URL: khalti.sandbox.url,
-      // The bot's HTTP server, for Khalti's return page; on this machine only.
-      PUBLIC_URL: khalti.publicUrl,
-      HTTP_PORT: String(khalti.port),
-      HTTP_HOST: "127.0.0.1",
+      ...botSite(khalti),
+    };
+  }
+  if (mode === "esewa" && esewa) {
+    return {
+      PAYMENT_MODE: "esewa",
+      // eSewa's published test merchant, which the sandbox plays.
+      ESEWA_PRODUCT_CODE: esewa.sandbox.productCode,
+      ESEWA_SECRET_KEY: ESEWA_TEST_SECRET_KEY,
+      ESEWA_FORM_URL: esewa.sandbox.formUrl,
+      ESEWA_STATUS_URL: esewa.sandbox.statusUrl,
+      ...botSite(esewa),
     };
   }
   return { PAYMENT_MODE: "telegram", PAYMENT_PROVIDER_TOKEN: DEMO_PAYMENT_TOKEN };
 }
 
-/** The Khalti sandbox, and a free port on 127.0.0.1 for the bot's return page. */
-async function startKhalti(): Promise<{ sandbox: KhaltiSandbox; port: number; publicUrl: string }> {
-  const sandbox = await createKhaltiSandbox({ secretKey: DEMO_KHALTI_KEY });
+/** The bot's HTTP server, for the payment system's pages; on this machine only. */
+function botSite(checkout: LocalCheckout<unknown>): NodeJS.ProcessEnv {
+  return {
+    PUBLIC_URL: checkout.publicUrl,
+    HTTP_PORT: String(checkout.port),
+    HTTP_HOST: "127.0.0.1",
+  };
+}
+
+/** `sandbox`, with a free port on 127.0.0.1 for the bot's pages. */
+async function localCheckout<Sandbox>(sandbox: Sandbox): Promise<LocalCheckout<Sandbox>> {
   const port = await freePort();
   return { sandbox, port, publicUrl: `http://127.0.0.1:${port}` };
 }

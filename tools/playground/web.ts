@@ -10,6 +10,7 @@ import type {
   StoredMessage,
   TelegramEmulator,
 } from "../telegram-emulator/index.js";
+import type { DemoPaymentMode } from "./payment-modes.js";
 import { cardOutcome, TEST_CARDS } from "./test-cards.js";
 
 type Role = "user" | "admin" | "support";
@@ -30,8 +31,8 @@ export interface WebOptions {
   sandbox: Sandbox;
   roles: Roles;
   apiVersion: string;
-  /** Whether subscribers pay an invoice (telegram), on Khalti's page (khalti) or nobody pays (none). */
-  paymentMode: "telegram" | "khalti" | "none";
+  /** How subscribers pay: the page's guide says it. */
+  paymentMode: DemoPaymentMode;
 }
 
 /** A chat message as the page draws it. */

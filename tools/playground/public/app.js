@@ -133,7 +133,7 @@ const state = {
   /** Whether the message list is scrolled to its end. */
   stuck: true,
   knownTopups: new Set(),
-  /** From the bootstrap: {mode: "telegram" | "khalti" | "none", testCards: {paying, declined}}. */
+  /** From the bootstrap: {mode: "telegram" | "khalti" | "esewa" | "none", testCards: {paying, declined}}. */
   payments: { mode: "none", testCards: { paying: "", declined: "" } },
   /** The open payment form: {role, messageId, busy}; null when closed. */
   checkout: null,
@@ -1455,6 +1455,8 @@ function wire() {
 const GUIDE_PAY = {
   telegram: "“💳 Pay”, and pay the invoice with the test card",
   khalti: "“💳 Pay”, then “Pay … with Khalti” and Pay on the Khalti sandbox's page",
+  esewa:
+    "“💳 Pay”, then “Pay … with eSewa”, “Pay with eSewa” on the bot's page and Pay on the eSewa sandbox's page",
 };
 
 /** The guide and the form's hint follow whether subscribers pay (the bot's PAYMENT_MODE). */
