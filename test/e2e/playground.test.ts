@@ -494,67 +494,78 @@ describe("the playground page", () => {
   });
 });
 
-describe("the playground page, paying with Khalti (DEMO_PAYMENT_MODE=khalti)", () => {
-  let khaltiPlayground: Playground;
-  let context: BrowserContext;
-  let chat: Page;
+/**
+ * A playground of its own that pays with `paymentMode`, and a browser tab on its page: started
+ * before the suite's tests, closed after them. `redisPort` keeps its in-process Redis apart
+ * (ioredis-mock shares one store between instances of a port).
+ */
+function payingPlayground(paymentMode: "khalti" | "esewa", redisPort: number) {
+  const opened = {} as { playground: Playground; context: BrowserContext; chat: Page };
   const problems: string[] = [];
-
   beforeAll(async () => {
     if (NO_CHROMIUM) return;
-    khaltiPlayground = await startPlayground({
+    opened.playground = await startPlayground({
       host: "127.0.0.1",
       port: 0,
       env: { LOG_LEVEL: "silent" },
-      paymentMode: "khalti",
-      // Its own in-process Redis: ioredis-mock shares one store between instances of a port.
-      redis: new RedisMock({ port: 16_379 }),
+      paymentMode,
+      redis: new RedisMock({ port: redisPort }),
       logger: createLogger("silent"),
     });
-    context = await browser.newContext({
+    opened.context = await browser.newContext({
       viewport: { width: 1280, height: 800 },
       locale: "en-GB",
       timezoneId: "Asia/Kathmandu",
     });
-    chat = await context.newPage();
+    const chat = await opened.context.newPage();
+    opened.chat = chat;
     chat.on("pageerror", (error) => problems.push(error.message));
     chat.on("console", (entry) => {
       if (entry.type() === "error") problems.push(entry.text());
     });
-    await chat.goto(khaltiPlayground.url);
+    await chat.goto(opened.playground.url);
     await chat.locator("body[data-ready='true']").waitFor();
   }, 20_000);
-
   afterAll(async () => {
-    await context?.close();
-    await khaltiPlayground?.close();
+    await opened.context?.close();
+    await opened.playground?.close();
   });
-
   const said = (text: string | RegExp): Locator =>
-    chat.locator("#messages .message", { hasText: text }).last();
+    opened.chat.locator("#messages .message", { hasText: text }).last();
+  return { opened, problems, said };
+}
+
+/** /topup to the confirm screen of Gold (monthly), then its Pay button. */
+async function buyGoldAndPay(chat: Page, said: (text: string | RegExp) => Locator): Promise<void> {
+  chat.setDefaultTimeout(10_000);
+  await chat.locator("#composer").fill("/topup");
+  await chat.locator("#composer").press("Enter");
+  await chat.locator(".reply-button", { hasText: "Share my phone number" }).click();
+  await button(said("Which connection do you want to renew?"), "TV 8000000021 · active").click();
+  const choose = said("Choose a package to buy:");
+  await choose.waitFor();
+  // By its id: edited in place, it no longer says "Choose a package".
+  const menuId = await choose.getAttribute("data-message-id");
+  const menu = chat.locator(`#messages .message[data-message-id="${menuId}"]`);
+  await button(menu, "Monthly").click();
+  await menu.filter({ hasText: "Monthly packages" }).waitFor();
+  await menu.getByRole("button", { name: /Gold \(monthly\) · NPR\s700\.00$/ }).click();
+  await menu.filter({ hasText: "Please confirm your top-up" }).waitFor();
+  await button(menu, "💳 Pay NPR 700.00").click();
+}
+
+describe("the playground page, paying with Khalti (DEMO_PAYMENT_MODE=khalti)", () => {
+  const { opened, problems, said } = payingPlayground("khalti", 16_379);
 
   it("opens the Khalti sandbox's page from the bot's link, and the chat goes on to the receipt", async () => {
     needsChromium();
-    const khalti = khaltiPlayground.khalti;
+    const chat = opened.chat;
+    const khalti = opened.playground.khalti;
     expect(khalti).toBeDefined();
     if (!khalti) return;
     await expect(chat.locator("#guide-pay").textContent()).resolves.toContain("Khalti");
 
-    chat.setDefaultTimeout(10_000);
-    await chat.locator("#composer").fill("/topup");
-    await chat.locator("#composer").press("Enter");
-    await chat.locator(".reply-button", { hasText: "Share my phone number" }).click();
-    await button(said("Which connection do you want to renew?"), "TV 8000000021 · active").click();
-    const choose = said("Choose a package to buy:");
-    await choose.waitFor();
-    // By its id: edited in place, it no longer says "Choose a package".
-    const menuId = await choose.getAttribute("data-message-id");
-    const menu = chat.locator(`#messages .message[data-message-id="${menuId}"]`);
-    await button(menu, "Monthly").click();
-    await menu.filter({ hasText: "Monthly packages" }).waitFor();
-    await menu.getByRole("button", { name: /Gold \(monthly\) · NPR\s700\.00$/ }).click();
-    await menu.filter({ hasText: "Please confirm your top-up" }).waitFor();
-    await button(menu, "💳 Pay NPR 700.00").click();
+    await buyGoldAndPay(chat, said);
 
     // The bot's link: a URL button, drawn as a link that opens a new tab.
     const link = chat.getByRole("link", { name: /Pay NPR\s700\.00 with Khalti/ });
@@ -567,10 +578,10 @@ describe("the playground page, paying with Khalti (DEMO_PAYMENT_MODE=khalti)", (
     expect(links.map((label) => label.replace(/\s+/g, " "))).toEqual(
       expect.arrayContaining(["✅ I have paid", "Cancel"]),
     );
-    expect(khaltiPlayground.sandbox.topups).toHaveLength(0);
+    expect(opened.playground.sandbox.topups).toHaveLength(0);
 
     // The sandbox's checkout page in a new tab; its Pay goes back to the bot's return page.
-    const [checkout] = await Promise.all([context.waitForEvent("page"), link.click()]);
+    const [checkout] = await Promise.all([opened.context.waitForEvent("page"), link.click()]);
     await checkout.waitForLoadState();
     expect(checkout.url()).toBe(`${khalti.sandbox.url}/pay/${pidx}`);
     await expect(checkout.locator(".amount").textContent()).resolves.toBe("NPR 700.00");
@@ -586,72 +597,23 @@ describe("the playground page, paying with Khalti (DEMO_PAYMENT_MODE=khalti)", (
     const receipt = said("Top-up successful");
     await receipt.waitFor({ timeout: 15_000 });
     expect(await receipt.textContent()).toMatch(/Paid: NPR\s700\.00 with Khalti/);
-    expect(khaltiPlayground.sandbox.topups).toHaveLength(1);
+    expect(opened.playground.sandbox.topups).toHaveLength(1);
     expect(problems).toEqual([]);
   }, 30_000);
 });
 
 describe("the playground page, paying with eSewa (DEMO_PAYMENT_MODE=esewa)", () => {
-  let esewaPlayground: Playground;
-  let context: BrowserContext;
-  let chat: Page;
-  const problems: string[] = [];
-
-  beforeAll(async () => {
-    if (NO_CHROMIUM) return;
-    esewaPlayground = await startPlayground({
-      host: "127.0.0.1",
-      port: 0,
-      env: { LOG_LEVEL: "silent" },
-      paymentMode: "esewa",
-      // Its own in-process Redis: ioredis-mock shares one store between instances of a port.
-      redis: new RedisMock({ port: 16_380 }),
-      logger: createLogger("silent"),
-    });
-    context = await browser.newContext({
-      viewport: { width: 1280, height: 800 },
-      locale: "en-GB",
-      timezoneId: "Asia/Kathmandu",
-    });
-    chat = await context.newPage();
-    chat.on("pageerror", (error) => problems.push(error.message));
-    chat.on("console", (entry) => {
-      if (entry.type() === "error") problems.push(entry.text());
-    });
-    await chat.goto(esewaPlayground.url);
-    await chat.locator("body[data-ready='true']").waitFor();
-  }, 20_000);
-
-  afterAll(async () => {
-    await context?.close();
-    await esewaPlayground?.close();
-  });
-
-  const said = (text: string | RegExp): Locator =>
-    chat.locator("#messages .message", { hasText: text }).last();
+  const { opened, problems, said } = payingPlayground("esewa", 16_380);
 
   it("opens the bot's pay page from its link, posts it to the eSewa sandbox, and the chat goes on to the receipt", async () => {
     needsChromium();
-    const esewa = esewaPlayground.esewa;
+    const chat = opened.chat;
+    const esewa = opened.playground.esewa;
     expect(esewa).toBeDefined();
     if (!esewa) return;
     await expect(chat.locator("#guide-pay").textContent()).resolves.toContain("eSewa");
 
-    chat.setDefaultTimeout(10_000);
-    await chat.locator("#composer").fill("/topup");
-    await chat.locator("#composer").press("Enter");
-    await chat.locator(".reply-button", { hasText: "Share my phone number" }).click();
-    await button(said("Which connection do you want to renew?"), "TV 8000000021 · active").click();
-    const choose = said("Choose a package to buy:");
-    await choose.waitFor();
-    // By its id: edited in place, it no longer says "Choose a package".
-    const menuId = await choose.getAttribute("data-message-id");
-    const menu = chat.locator(`#messages .message[data-message-id="${menuId}"]`);
-    await button(menu, "Monthly").click();
-    await menu.filter({ hasText: "Monthly packages" }).waitFor();
-    await menu.getByRole("button", { name: /Gold \(monthly\) · NPR\s700\.00$/ }).click();
-    await menu.filter({ hasText: "Please confirm your top-up" }).waitFor();
-    await button(menu, "💳 Pay NPR 700.00").click();
+    await buyGoldAndPay(chat, said);
 
     // The bot's link: a URL button to its own pay page, drawn as a link that opens a new tab.
     const link = chat.getByRole("link", { name: /Pay NPR\s700\.00 with eSewa/ });
@@ -667,10 +629,10 @@ describe("the playground page, paying with eSewa (DEMO_PAYMENT_MODE=esewa)", () 
     );
     // Nothing is at eSewa until the buyer's browser posts the form.
     expect(esewa.sandbox.payments()).toEqual([]);
-    expect(esewaPlayground.sandbox.topups).toHaveLength(0);
+    expect(opened.playground.sandbox.topups).toHaveLength(0);
 
     // The bot's pay page in a new tab: its button posts the signed form to the sandbox.
-    const [tab] = await Promise.all([context.waitForEvent("page"), link.click()]);
+    const [tab] = await Promise.all([opened.context.waitForEvent("page"), link.click()]);
     await tab.waitForLoadState();
     expect(tab.url()).toBe(payUrl);
     await expect(tab.locator("body").textContent()).resolves.toMatch(/NPR\s700\.00 for Gold/);
@@ -692,7 +654,7 @@ describe("the playground page, paying with eSewa (DEMO_PAYMENT_MODE=esewa)", () 
     const receipt = said("Top-up successful");
     await receipt.waitFor({ timeout: 15_000 });
     expect(await receipt.textContent()).toMatch(/Paid: NPR\s700\.00 with eSewa/);
-    expect(esewaPlayground.sandbox.topups).toHaveLength(1);
+    expect(opened.playground.sandbox.topups).toHaveLength(1);
     expect(problems).toEqual([]);
   }, 30_000);
 });
