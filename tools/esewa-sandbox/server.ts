@@ -32,8 +32,7 @@
 // HTTP: see control.ts (/_sandbox/).
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { sendJsonText } from "../payment-fakes/http.js";
+import { listen, sendJsonText } from "../payment-fakes/http.js";
 import { type ApiContext, FORM_PATH, handleForm, handleStatus, STATUS_PATH } from "./api.js";
 import { handlePage, matchPage } from "./buyer.js";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
@@ -94,7 +93,6 @@ export async function createEsewaSandbox(options: EsewaSandboxOptions = {}): Pro
     },
   });
   const requests: EsewaRequest[] = [];
-  const sockets = new Set<Socket>();
   // The origin (for the page's address) is known once listening, before any request arrives.
   const context: ApiContext = {
     secretKey: settings.secretKey,
@@ -128,20 +126,9 @@ export async function createEsewaSandbox(options: EsewaSandboxOptions = {}): Pro
       sendJsonText(response, 500, esewaError(0, `Sandbox error: ${message}`));
     });
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const listening = await listen(server, host, options.port);
+  const { origin } = listening;
   context.origin = origin;
 
   // Snapshots out, so a test cannot change the sandbox's state by accident.
@@ -181,12 +168,10 @@ export async function createEsewaSandbox(options: EsewaSandboxOptions = {}): Pro
       faults.clear();
       requests.length = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        faults.clear();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      }),
+    close: () => {
+      faults.clear();
+      return listening.close();
+    },
   };
   return sandbox;
 }

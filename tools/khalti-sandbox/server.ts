@@ -28,8 +28,7 @@
 // transaction → 400 {detail}. The same steering over HTTP: see control.ts (/_sandbox/).
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { sendJson } from "../payment-fakes/http.js";
+import { listen, sendJson } from "../payment-fakes/http.js";
 import { handleApi, matchApi } from "./api.js";
 import { handlePage, matchPage } from "./buyer.js";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
@@ -74,7 +73,6 @@ export async function createKhaltiSandbox(options: KhaltiSandboxOptions): Promis
   });
   const faults = new FaultTable();
   const requests: KhaltiRequest[] = [];
-  const sockets = new Set<Socket>();
   // The origin (for payment_url) is known once listening, before any request arrives.
   const apiContext = {
     secretKey: options.secretKey,
@@ -105,20 +103,9 @@ export async function createKhaltiSandbox(options: KhaltiSandboxOptions): Promis
       sendJson(response, 500, detail(`Sandbox error: ${message}`));
     });
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const listening = await listen(server, host, options.port);
+  const { origin } = listening;
   apiContext.origin = origin;
 
   // Snapshots out, so a test cannot change the sandbox's state by accident.
@@ -156,11 +143,7 @@ export async function createKhaltiSandbox(options: KhaltiSandboxOptions): Promis
       faults.clear();
       requests.length = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      }),
+    close: () => listening.close(),
   };
   return sandbox;
 }

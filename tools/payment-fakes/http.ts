@@ -1,7 +1,8 @@
 // Request/response helpers of the payment systems' sandboxes (Khalti's, eSewa's). Writes are
 // skipped once the client has gone: a caller that stopped waiting must never crash a sandbox.
 
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 
 export async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -47,4 +48,35 @@ export function sendHtml(response: ServerResponse, status: number, html: string)
 
 export function redirect(response: ServerResponse, location: string): void {
   send(response, 302, { location, "content-type": "text/plain; charset=utf-8" }, "");
+}
+
+/** A sandbox's server listening: its origin, and `close` ending every connection still open. */
+export interface Listening {
+  origin: string;
+  close(): Promise<void>;
+}
+
+/** Listens on `host`:`port` (0: a free port) and keeps track of the connections to end them. */
+export async function listen(server: Server, host: string, port = 0): Promise<Listening> {
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    origin: `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
 }
