@@ -59,18 +59,17 @@ export function createHttp(parts: {
           answersOnceHandled: isPaymentConfirmation,
         },
         ready,
-        pages:
-          payments?.method === "khalti"
-            ? [
-                khaltiReturnPage(
-                  parts.stores.purchases,
-                  payments.service,
-                  parts.i18n,
-                  () => bot.botInfo.username,
-                  config.returnPage.lookupIntervalMs,
-                ),
-              ]
-            : [],
+        pages: payments?.methods.includes("khalti")
+          ? [
+              khaltiReturnPage(
+                parts.stores.purchases,
+                payments.service,
+                parts.i18n,
+                () => bot.botInfo.username,
+                config.returnPage.lookupIntervalMs,
+              ),
+            ]
+          : [],
         pagesPerClientPerMinute: config.returnPage.perClientPerMinute,
         // On the public port only behind the token.
         metrics: config.http.metricsToken

@@ -4,10 +4,12 @@ import { purchases } from "./0001-purchases.js";
 import { payments } from "./0002-payments.js";
 import { moneyRules } from "./0003-money-rules.js";
 import { purchaseVersions } from "./0004-purchase-versions.js";
+import { paymentOffers } from "./0005-payment-offers.js";
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001-purchases": purchases,
   "0002-payments": payments,
   "0003-money-rules": moneyRules,
   "0004-purchase-versions": purchaseVersions,
+  "0005-payment-offers": paymentOffers,
 };

@@ -6,6 +6,7 @@
 // what the last lookup found.
 import type { PaymentLedger } from "../../../domain/payment.js";
 import type { CheckOutcome, PaymentService } from "../../../domain/payment-service.js";
+import type { Purchase } from "../../../domain/purchase.js";
 import { escapeHtml } from "../../shared/html.js";
 import type { Translator } from "../../shared/i18n.js";
 
@@ -37,13 +38,14 @@ export function khaltiReturnPage(
 ): ReturnPage {
   const recent = new Map<string, { at: number; outcome: Promise<CheckOutcome> }>();
   /** The lookup under way or done within the interval, else a new one. */
-  function checked(purchaseId: string): Promise<CheckOutcome> {
+  function checked(purchase: Purchase, pidx: string): Promise<CheckOutcome> {
     const at = now();
     for (const [id, lookup] of recent) if (at - lookup.at >= lookupIntervalMs) recent.delete(id);
-    const last = recent.get(purchaseId);
+    const last = recent.get(pidx);
     if (last) return last.outcome;
-    const outcome = payments.checkNow(purchaseId);
-    recent.set(purchaseId, { at, outcome });
+    // The purchase's current link, or one withdrawn when the buyer chose another method.
+    const outcome = payments.checkOffer(purchase, "khalti", pidx);
+    recent.set(pidx, { at, outcome });
     return outcome;
   }
   return {
@@ -52,7 +54,7 @@ export function khaltiReturnPage(
       const pidx = query.get("pidx") ?? "";
       const purchase = pidx ? await ledger.byOffer("khalti", pidx).catch(() => null) : null;
       if (!purchase) return { status: 404, html: page("en", "Not found", "") };
-      const outcome = await checked(purchase.id);
+      const outcome = await checked(purchase, pidx);
       const t = (key: string) => i18n.t(purchase.language, key);
       const link = `https://t.me/${encodeURIComponent(botUsername())}`;
       const body = `<p>${t(SAID[outcome])}</p><p><a href="${escapeHtml(link)}">${t("khalti-page-back")}</a></p>`;
