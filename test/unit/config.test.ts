@@ -409,6 +409,30 @@ describe("the bot process with bad configuration", () => {
   });
 });
 
+describe("the bot process with a payment method's variable missing", () => {
+  it("does not start, and names the variable and the method that needs it", () => {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      env: {
+        PATH: process.env.PATH,
+        ...valid,
+        PAYMENT_MODE: "",
+        PAYMENT_METHODS: "telegram,khalti",
+        PAYMENT_PROVIDER_TOKEN: "284685063:TEST:x",
+        CURRENCY: "NPR",
+        PUBLIC_URL: "https://bot.example.com",
+        HTTP_PORT: "8080",
+      },
+      encoding: "utf8",
+      timeout: 15_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      "KHALTI_SECRET_KEY: required with PAYMENT_METHODS listing khalti",
+    );
+    expect(result.stderr).not.toContain("PAYMENT_PROVIDER_TOKEN");
+  });
+});
+
 describe("the bot process with a private chat among the support chats", () => {
   it("does not start, and says which entry is wrong", () => {
     const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
