@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createKhaltiSandbox, type KhaltiSandbox } from "../../tools/khalti-sandbox/server.js";
 import type { ChatUser } from "../../tools/telegram-emulator/index.js";
 import { buttonsOf, expectReply } from "../support/chat.js";
+import { type EsewaGateways, startEsewaGateways } from "../support/esewa-gateways.js";
 import { purchasesOf } from "../support/ledger-rows.js";
 import { confirmationOf } from "../support/paying.js";
 import { freePort } from "../support/ports.js";
@@ -193,6 +194,50 @@ describe("several payment methods", () => {
     expect(await payments(user.id)).toEqual([
       { method: "telegram", applied: true, refund: "none" },
       { method: "khalti", applied: false, refund: "refunded" },
+    ]);
+  });
+});
+
+describe("three methods: eSewa, Khalti and card", () => {
+  let three: EsewaGateways;
+  beforeAll(async () => {
+    three = await startEsewaGateways("payment_methods_three", {
+      PAYMENT_MODE: "",
+      PAYMENT_METHODS: "esewa,khalti,telegram",
+      PAYMENT_PROVIDER_TOKEN: "284685063:TEST:methods",
+      KHALTI_SECRET_KEY: SECRET,
+      KHALTI_BASE_URL: khalti.url,
+      PAYMENT_WINDOW_SECONDS: "30",
+    });
+  });
+  afterAll(() => three?.stop());
+
+  it("three buttons in the configured order; a switch from eSewa to Khalti withdraws the eSewa link", async () => {
+    const user = three.stack.emulator.user({
+      id: ++nextUser,
+      first_name: "Mt",
+      language_code: "en",
+    });
+    await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+    const confirm = await expectReply(user, () => user.press(/Renew/), "Please confirm");
+    const buttons = buttonsOf(user, confirm);
+    const order = ["🟢 Pay with eSewa", "📱 Pay with Khalti", "💳 Pay by card"].map((label) =>
+      buttons.indexOf(label),
+    );
+    expect(order[0]).toBeGreaterThanOrEqual(0);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    const link = await expectReply(user, () => user.press(/Pay with eSewa/), "with eSewa");
+    const button = link.reply_markup?.inline_keyboard.flat().find((b) => "url" in b);
+    const payUrl = button && "url" in button ? (button.url ?? "") : "";
+    expect((await three.openPayPage(payUrl)).html).toContain("<form");
+    await expectReply(user, () => user.press(/Pay with Khalti/), "with Khalti below");
+    // The eSewa link loses its buttons and its pay page its form, on the same purchase.
+    await until(() => buttonsOf(user, shown(user, link)).length === 0, 5_000);
+    const withdrawn = await three.openPayPage(payUrl);
+    expect(withdrawn.status).toBe(200);
+    expect(withdrawn.html).not.toContain("<form");
+    expect(await purchasesOf(three.stack.env.DATABASE_URL ?? "", user.id)).toEqual([
+      expect.objectContaining({ phase: "awaiting-payment" }),
     ]);
   });
 });
