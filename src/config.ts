@@ -4,6 +4,7 @@ import { z } from "zod";
 import { isValidTimeZone } from "./adapters/provider/datetime.js";
 import { PROVIDER_API_VERSIONS } from "./adapters/provider/versions.js";
 import { minorUnitDigits } from "./domain/payment.js";
+import { PAYMENT_METHODS, type PaymentMethod } from "./domain/purchase.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -161,12 +162,33 @@ const variables = z.object({
   DATABASE_POOL_SIZE: wholeNumber(10, 2, 500, "connections"),
   DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(5_000, 100, 600_000, "milliseconds"),
   DATA_DIR: z.preprocess(unsetIfEmpty, z.string().default("./data")),
+  PAYMENT_METHODS: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .transform((list, context) => {
+        const methods = list.split(",").map((method) => method.trim());
+        const known = (method: string): method is PaymentMethod =>
+          (PAYMENT_METHODS as readonly string[]).includes(method);
+        if (!methods.every(known) || new Set(methods).size !== methods.length) {
+          context.addIssue({
+            code: "custom",
+            message: `must be a comma-separated list of ${PAYMENT_METHODS.join(", ")}, each once`,
+          });
+          return z.NEVER;
+        }
+        return methods;
+      })
+      .optional(),
+  ),
+  /** Deprecated for PAYMENT_METHODS (one release): a single method, or none. */
   PAYMENT_MODE: z.preprocess(
     unsetIfEmpty,
-    z.enum(["none", "telegram", "khalti", "esewa"], {
-      error:
-        "required: none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only), telegram, khalti or esewa",
-    }),
+    z
+      .enum(["none", ...PAYMENT_METHODS], {
+        error: `must be none or one of ${PAYMENT_METHODS.join(", ")} (deprecated: use PAYMENT_METHODS)`,
+      })
+      .optional(),
   ),
   PAYMENT_PROVIDER_TOKEN: z.preprocess(unsetIfEmpty, z.string().optional()),
   KHALTI_SECRET_KEY: z.preprocess(unsetIfEmpty, z.string().optional()),
@@ -312,140 +334,149 @@ const variables = z.object({
   ),
 });
 
-const environment = variables.superRefine((e, context) => {
-  if (e.PAYMENT_MODE === "khalti") {
-    const needs: [keyof typeof e, string][] = [
-      ["KHALTI_SECRET_KEY", "the secret key from Khalti's merchant dashboard"],
-      [
-        "PUBLIC_URL",
-        "the https address of this bot's HTTP server (Khalti sends buyers back to it)",
-      ],
-    ];
-    for (const [name, what] of needs) {
-      if (e[name] === undefined) {
+type Variables = z.output<typeof variables>;
+
+/** A listed method's variable: missing (what it is), or set to what the method cannot use. */
+type MethodProblem = [name: keyof Variables, problem: { missing: string } | { wrong: string }];
+
+const missing = (e: Variables, needs: Partial<Record<keyof Variables, string>>) =>
+  Object.entries(needs).flatMap(([name, what]): MethodProblem[] =>
+    e[name as keyof Variables] === undefined
+      ? [[name as keyof Variables, { missing: what ?? "" }]]
+      : [],
+  );
+
+/** What each payment method needs of the configuration, checked only when it is listed. */
+const METHOD_NEEDS: Record<PaymentMethod, (e: Variables) => MethodProblem[]> = {
+  telegram: (e) => [
+    ...missing(e, {
+      PAYMENT_PROVIDER_TOKEN: "the payment provider token BotFather gives (Bot Settings, Payments)",
+      CURRENCY:
+        "the ISO 4217 code subscribers pay in, the provider's prices' currency (such as NPR)",
+    }),
+    ...(e.CURRENCY !== undefined && minorUnitDigits(e.CURRENCY) === null
+      ? [
+          [
+            "CURRENCY",
+            { wrong: `${e.CURRENCY}: not a currency this platform knows (ISO 4217)` },
+          ] as MethodProblem,
+        ]
+      : []),
+  ],
+  khalti: (e) => [
+    ...missing(e, {
+      KHALTI_SECRET_KEY: "the secret key from Khalti's merchant dashboard",
+      PUBLIC_URL: "the https address of this bot's HTTP server (Khalti sends buyers back to it)",
+    }),
+    ...(e.HTTP_PORT === undefined && e.WEBHOOK_URL === undefined
+      ? missing(e, {
+          HTTP_PORT: "the port of the HTTP server that serves Khalti's return page",
+        })
+      : []),
+    ...(e.CURRENCY !== undefined && e.CURRENCY !== "NPR"
+      ? [["CURRENCY", { wrong: `${e.CURRENCY}: Khalti takes NPR only` }] as MethodProblem]
+      : []),
+  ],
+  esewa: (e) => [
+    ...missing(e, {
+      ESEWA_PRODUCT_CODE: "eSewa's product code (merchant code) for ePay v2",
+      ESEWA_SECRET_KEY: "eSewa's secret key for ePay v2 signatures",
+      PUBLIC_URL:
+        "the https address of this bot's HTTP server (the eSewa pay page, and eSewa sends buyers back to it)",
+    }),
+    ...(e.HTTP_PORT === undefined && e.WEBHOOK_URL === undefined
+      ? missing(e, { HTTP_PORT: "the port of the HTTP server that serves the eSewa pages" })
+      : []),
+    ...(e.CURRENCY !== undefined && e.CURRENCY !== "NPR"
+      ? [["CURRENCY", { wrong: `${e.CURRENCY}: eSewa takes NPR only` }] as MethodProblem]
+      : []),
+  ],
+};
+
+/** The methods offered, in the buyer's order: PAYMENT_METHODS, else the deprecated mode's one. */
+function listedMethods(e: Variables): PaymentMethod[] {
+  if (e.PAYMENT_METHODS !== undefined) return e.PAYMENT_METHODS;
+  return e.PAYMENT_MODE === undefined || e.PAYMENT_MODE === "none" ? [] : [e.PAYMENT_MODE];
+}
+
+const environment = variables
+  // Named with every other problem: the payment methods are a decision, never a default.
+  .superRefine(
+    (e, context) => {
+      if (e.PAYMENT_METHODS === undefined && e.PAYMENT_MODE === undefined) {
         context.addIssue({
           code: "custom",
-          path: [name],
-          message: `required with PAYMENT_MODE=khalti: ${what}`,
+          path: ["PAYMENT_METHODS"],
+          message: `required: a comma-separated list of ${PAYMENT_METHODS.join(", ")} (the buyer's buttons in that order), or PAYMENT_MODE=none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only)`,
+        });
+      }
+    },
+    { when: () => true },
+  )
+  .superRefine((e, context) => {
+    const methods = listedMethods(e);
+    if (e.PAYMENT_METHODS !== undefined && e.PAYMENT_MODE !== undefined) {
+      const agree = e.PAYMENT_METHODS.length === 1 && e.PAYMENT_METHODS[0] === e.PAYMENT_MODE;
+      if (!agree) {
+        context.addIssue({
+          code: "custom",
+          path: ["PAYMENT_MODE"],
+          message:
+            "disagrees with PAYMENT_METHODS: set PAYMENT_METHODS alone (PAYMENT_MODE is deprecated; PAYMENT_MODE=none cannot be combined with payment methods)",
         });
       }
     }
-    if (e.HTTP_PORT === undefined && e.WEBHOOK_URL === undefined) {
+    for (const method of methods) {
+      for (const [name, problem] of METHOD_NEEDS[method](e)) {
+        context.addIssue({
+          code: "custom",
+          path: [name],
+          message:
+            "missing" in problem
+              ? `required with PAYMENT_METHODS listing ${method}: ${problem.missing}`
+              : problem.wrong,
+        });
+      }
+    }
+    if (e.PAYMENT_MODE === "none" && e.TOPUP_USER_IDS === undefined) {
       context.addIssue({
         code: "custom",
-        path: ["HTTP_PORT"],
+        path: ["TOPUP_USER_IDS"],
         message:
-          "required with PAYMENT_MODE=khalti: the port of the HTTP server that serves Khalti's return page",
+          "required with PAYMENT_MODE=none: the Telegram user ids allowed to top up (the operator pays the provider for them), or * for everyone",
       });
     }
-    if (e.CURRENCY !== undefined && e.CURRENCY !== "NPR") {
+    if (e.METRICS_PORT !== undefined && e.HTTP_PORT === undefined) {
+      // Before, METRICS_PORT was the public server's port: such a deployment would lose it.
       context.addIssue({
         code: "custom",
-        path: ["CURRENCY"],
-        message: `${e.CURRENCY}: Khalti takes NPR only`,
-      });
-    }
-  }
-  if (e.PAYMENT_MODE === "esewa") requireEsewa(e, context);
-  if (e.PAYMENT_MODE === "telegram") {
-    if (e.PAYMENT_PROVIDER_TOKEN === undefined) {
-      context.addIssue({
-        code: "custom",
-        path: ["PAYMENT_PROVIDER_TOKEN"],
+        path: ["METRICS_PORT"],
         message:
-          "required with PAYMENT_MODE=telegram: the payment provider token BotFather gives (Bot Settings, Payments)",
+          "now opens only the metrics listener (on METRICS_HOST, 127.0.0.1 unless set); set HTTP_PORT too for the webhook, health checks and return page (what METRICS_PORT used to open)",
       });
     }
-    if (e.CURRENCY === undefined) {
+    if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.HTTP_PORT) {
       context.addIssue({
         code: "custom",
-        path: ["CURRENCY"],
-        message:
-          "required with PAYMENT_MODE=telegram: the ISO 4217 code subscribers pay in, the provider's prices' currency (such as NPR)",
-      });
-    } else if (minorUnitDigits(e.CURRENCY) === null) {
-      context.addIssue({
-        code: "custom",
-        path: ["CURRENCY"],
-        message: `${e.CURRENCY}: not a currency this platform knows (ISO 4217)`,
+        path: ["METRICS_PORT"],
+        message: "must differ from HTTP_PORT (for /metrics on the public port set METRICS_TOKEN)",
       });
     }
-  }
-  if (e.PAYMENT_MODE === "none" && e.TOPUP_USER_IDS === undefined) {
-    context.addIssue({
-      code: "custom",
-      path: ["TOPUP_USER_IDS"],
-      message:
-        "required with PAYMENT_MODE=none: the Telegram user ids allowed to top up (the operator pays the provider for them), or * for everyone",
-    });
-  }
-  if (e.METRICS_PORT !== undefined && e.HTTP_PORT === undefined) {
-    // Before, METRICS_PORT was the public server's port: such a deployment would lose it.
-    context.addIssue({
-      code: "custom",
-      path: ["METRICS_PORT"],
-      message:
-        "now opens only the metrics listener (on METRICS_HOST, 127.0.0.1 unless set); set HTTP_PORT too for the webhook, health checks and return page (what METRICS_PORT used to open)",
-    });
-  }
-  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.HTTP_PORT) {
-    context.addIssue({
-      code: "custom",
-      path: ["METRICS_PORT"],
-      message: "must differ from HTTP_PORT (for /metrics on the public port set METRICS_TOKEN)",
-    });
-  }
-  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
-    context.addIssue({
-      code: "custom",
-      path: ["HTTP_HEADERS_TIMEOUT_MS"],
-      message: "must not be longer than HTTP_REQUEST_TIMEOUT_MS",
-    });
-  }
-  if (e.WEBHOOK_URL !== undefined && e.WEBHOOK_SECRET === undefined) {
-    context.addIssue({
-      code: "custom",
-      path: ["WEBHOOK_SECRET"],
-      message: "required with WEBHOOK_URL (Telegram sends it back with every update)",
-    });
-  }
-});
-
-/** PAYMENT_MODE=esewa: eSewa's merchant, and the bot's public HTTP server for its pages. */
-function requireEsewa(e: z.output<typeof variables>, context: z.RefinementCtx): void {
-  const needs: [keyof typeof e, string][] = [
-    ["ESEWA_PRODUCT_CODE", "eSewa's product code (merchant code) for ePay v2"],
-    ["ESEWA_SECRET_KEY", "eSewa's secret key for ePay v2 signatures"],
-    [
-      "PUBLIC_URL",
-      "the https address of this bot's HTTP server (the eSewa pay page, and eSewa sends buyers back to it)",
-    ],
-  ];
-  for (const [name, what] of needs) {
-    if (e[name] === undefined) {
+    if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
       context.addIssue({
         code: "custom",
-        path: [name],
-        message: `required with PAYMENT_MODE=esewa: ${what}`,
+        path: ["HTTP_HEADERS_TIMEOUT_MS"],
+        message: "must not be longer than HTTP_REQUEST_TIMEOUT_MS",
       });
     }
-  }
-  if (e.HTTP_PORT === undefined && e.WEBHOOK_URL === undefined) {
-    context.addIssue({
-      code: "custom",
-      path: ["HTTP_PORT"],
-      message:
-        "required with PAYMENT_MODE=esewa: the port of the HTTP server that serves the eSewa pages",
-    });
-  }
-  if (e.CURRENCY !== undefined && e.CURRENCY !== "NPR") {
-    context.addIssue({
-      code: "custom",
-      path: ["CURRENCY"],
-      message: `${e.CURRENCY}: eSewa takes NPR only`,
-    });
-  }
-}
+    if (e.WEBHOOK_URL !== undefined && e.WEBHOOK_SECRET === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["WEBHOOK_SECRET"],
+        message: "required with WEBHOOK_URL (Telegram sends it back with every update)",
+      });
+    }
+  });
 
 /** The names of every variable the bot reads (docs/operations.md's table lists exactly these). */
 export const CONFIG_VARIABLES = Object.keys(variables.shape);
@@ -614,7 +645,7 @@ const schema = environment.transform((e) => ({
     lockMs: e.BROADCAST_LOCK_SECONDS * 1000,
   },
   /** Who may top up: with PAYMENT_MODE=none nobody pays in the bot, so only these users. */
-  topupUsers: e.PAYMENT_MODE === "none" ? (e.TOPUP_USER_IDS ?? []) : ("everyone" as const),
+  topupUsers: listedMethods(e).length === 0 ? (e.TOPUP_USER_IDS ?? []) : ("everyone" as const),
   payment: paymentSettings(e),
   adminUserIds: e.ADMIN_USER_IDS,
   /** Yesterday's report to every admin at this time of day; undefined: off. */
@@ -632,74 +663,71 @@ const schema = environment.transform((e) => ({
 export type Config = z.output<typeof schema>;
 
 /** How subscribers pay: undefined when nobody pays in the bot. */
-function paymentSettings(e: z.output<typeof variables>): PaymentSettings | undefined {
-  const timing = {
+function paymentSettings(e: Variables): PaymentSettings | undefined {
+  const methods = listedMethods(e).flatMap((method) => {
+    const settings = METHOD_SETTINGS[method](e);
+    return settings ? [settings] : [];
+  });
+  const first = methods[0];
+  if (!first) return undefined;
+  // Khalti and eSewa take NPR in paisa; Telegram's invoices ask in CURRENCY (NPR where listed with them).
+  const currency = e.CURRENCY ?? "NPR";
+  return {
+    methods,
+    currency,
+    minorDigits: minorUnitDigits(currency) ?? 2,
     windowMs: e.PAYMENT_WINDOW_SECONDS * 1000,
     checkMs: e.PAYMENT_CHECK_SECONDS * 1000,
+    // Said in the log at start, for one release.
+    ...(e.PAYMENT_METHODS === undefined && { deprecatedMode: first.method }),
   };
-  if (e.PAYMENT_MODE === "telegram" && e.PAYMENT_PROVIDER_TOKEN && e.CURRENCY) {
-    return {
-      method: "telegram",
-      providerToken: e.PAYMENT_PROVIDER_TOKEN,
-      currency: e.CURRENCY,
-      minorDigits: minorUnitDigits(e.CURRENCY) ?? 2,
-      ...timing,
-    };
-  }
-  if (e.PAYMENT_MODE === "khalti" && e.KHALTI_SECRET_KEY && e.PUBLIC_URL) {
-    // Khalti takes NPR in paisa.
-    return {
-      method: "khalti",
-      secretKey: e.KHALTI_SECRET_KEY,
-      baseUrl: e.KHALTI_BASE_URL,
-      publicUrl: e.PUBLIC_URL,
-      currency: "NPR",
-      minorDigits: 2,
-      ...timing,
-    };
-  }
-  if (e.PAYMENT_MODE === "esewa" && e.ESEWA_PRODUCT_CODE && e.ESEWA_SECRET_KEY && e.PUBLIC_URL) {
-    // eSewa takes NPR, in rupees with paisa.
-    return {
-      method: "esewa",
-      productCode: e.ESEWA_PRODUCT_CODE,
-      secretKey: e.ESEWA_SECRET_KEY,
-      formUrl: e.ESEWA_FORM_URL,
-      statusUrl: e.ESEWA_STATUS_URL,
-      publicUrl: e.PUBLIC_URL,
-      currency: "NPR",
-      minorDigits: 2,
-      ...timing,
-    };
-  }
-  return undefined;
 }
 
-interface PaymentTiming {
-  /** How long an invoice or payment link may be paid. */
-  windowMs: number;
-  /** How often unsettled payments are looked up (Khalti). */
-  checkMs: number;
-  currency: string;
-  /** Digits of the currency's minor unit: amounts asked are in minor units. */
-  minorDigits: number;
-}
+/** Each listed method's own settings (its variables checked above). */
+const METHOD_SETTINGS: {
+  [M in PaymentMethod]: (e: Variables) => Extract<MethodSettings, { method: M }> | undefined;
+} = {
+  telegram: (e) =>
+    e.PAYMENT_PROVIDER_TOKEN
+      ? { method: "telegram", providerToken: e.PAYMENT_PROVIDER_TOKEN }
+      : undefined,
+  khalti: (e) =>
+    e.KHALTI_SECRET_KEY && e.PUBLIC_URL
+      ? {
+          method: "khalti",
+          secretKey: e.KHALTI_SECRET_KEY,
+          baseUrl: e.KHALTI_BASE_URL,
+          publicUrl: e.PUBLIC_URL,
+        }
+      : undefined,
+  esewa: (e) =>
+    e.ESEWA_PRODUCT_CODE && e.ESEWA_SECRET_KEY && e.PUBLIC_URL
+      ? {
+          method: "esewa",
+          productCode: e.ESEWA_PRODUCT_CODE,
+          secretKey: e.ESEWA_SECRET_KEY,
+          formUrl: e.ESEWA_FORM_URL,
+          statusUrl: e.ESEWA_STATUS_URL,
+          publicUrl: e.PUBLIC_URL,
+        }
+      : undefined,
+};
 
-type PaymentSettings =
-  | (PaymentTiming & {
+export type MethodSettings =
+  | {
       method: "telegram";
       /** BotFather's token of the payment provider (a secret: never logged). */
       providerToken: string;
-    })
-  | (PaymentTiming & {
+    }
+  | {
       method: "khalti";
       /** Khalti's secret key (never logged). */
       secretKey: string;
       baseUrl: string;
       /** This bot's public address: Khalti's return_url and website_url. */
       publicUrl: string;
-    })
-  | (PaymentTiming & {
+    }
+  | {
       method: "esewa";
       productCode: string;
       /** eSewa's secret key: signs the forms, verifies the redirects (never logged). */
@@ -708,7 +736,21 @@ type PaymentSettings =
       statusUrl: string;
       /** This bot's public address: the pay page, success_url and failure_url. */
       publicUrl: string;
-    });
+    };
+
+interface PaymentSettings {
+  /** The methods offered, in the order of the buyer's buttons. */
+  methods: MethodSettings[];
+  currency: string;
+  /** Digits of the currency's minor unit: amounts asked are in minor units. */
+  minorDigits: number;
+  /** How long an invoice or payment link may be paid. */
+  windowMs: number;
+  /** How often unsettled payments are looked up (Khalti). */
+  checkMs: number;
+  /** Set when the deprecated PAYMENT_MODE chose the method (a warning at start). */
+  deprecatedMode?: PaymentMethod;
+}
 
 /** Thrown with every problem at once; the message never contains a variable's value. */
 export class ConfigError extends Error {

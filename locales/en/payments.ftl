@@ -1,8 +1,15 @@
-# Paying in the bot (PAYMENT_MODE=telegram) and refunds.
+# Paying in the bot (PAYMENT_METHODS) and refunds.
 
 button-pay = 💳 Pay { $price }
 invoice-description = { $bouquet } ({ $period }) for { $connection }: { $price }. The top-up is made as soon as the payment is confirmed.
 invoice-sent = Pay with the invoice below. The top-up is made as soon as your payment is confirmed.
+
+# Several methods (PAYMENT_METHODS): one button each on the confirm screen, in the configured order.
+pay-method-telegram = 💳 Pay by card
+pay-method-khalti = 📱 Pay with Khalti
+pay-method-esewa = 🟢 Pay with eSewa
+payment-method-switch = To pay another way instead, choose it below: this offer is then withdrawn.
+
 payment-unpayable = This price cannot be paid in the bot. Nothing was charged. Please contact support.
 payment-unavailable = Sorry, the payment could not be prepared right now. Nothing was charged. Please try again in a moment.
 invoice-cancelled = Payment cancelled: the invoice can no longer be paid. Nothing was charged.

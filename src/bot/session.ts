@@ -2,6 +2,7 @@
 // version that retires flows of an older shape. The top-up feature fills the place
 // (features/topup/journey.ts); the session's type (context.ts) depends on no feature.
 import type { BouquetFilter } from "../domain/catalogue.js";
+import type { PaymentMethod } from "../domain/purchase.js";
 
 /**
  * Bump when the journey or a conversation (identify, broadcast) changes shape: old ones then
@@ -14,7 +15,8 @@ export type MenuAction =
   | { op: "overview" }
   | { op: "list"; filter: BouquetFilter; page: number }
   | { op: "pick"; bouquet: number }
-  | { op: "confirm" }
+  /** Confirm; paying by this method where several are offered. */
+  | { op: "confirm"; method?: PaymentMethod }
   | { op: "cancel" }
   | { op: "noop" }
   /** "🔔 Remind me" beside a current subscription. */

@@ -3,22 +3,28 @@
 // payment system's own confirmation, recorded once per charge id before anything else. Then
 // its top-up runs (topup.ts); a payment that pays for nothing is owed back (refunds.ts). A
 // confirmation the ledger cannot take is kept in the journal (durable before it is
-// acknowledged) and replayed until the ledger has it.
+// acknowledged) and replayed until the ledger has it. Several systems may be offered: the
+// buyer picks one, and may pick another before paying (one purchase, several offers); an offer
+// withdrawn so is still looked up until its window ends, and whichever payment comes first pays
+// for the purchase, any other being owed back.
 
 import type { OutcomeTeller } from "./outcomes.js";
 import {
+  type OfferRef,
   type PaymentJournal,
   type PaymentLedger,
+  type PaymentLookup,
   type PaymentReceipt,
   type PaymentSystem,
+  type PaymentSystems,
   type ReceivedPayment,
   toMinorUnits,
 } from "./payment.js";
 import type { Clock, Log } from "./ports.js";
 import {
   type Claim,
+  type PaymentMethod,
   type Purchase,
-  type PurchasePayment,
   StaleWriteError,
   type UnpaidReason,
 } from "./purchase.js";
@@ -41,9 +47,10 @@ export interface PaymentOptions {
   retryMs: number;
   /** Systems that must be asked (Khalti): how often an unsettled offer is looked up. */
   checkMs: number;
-  /** Systems whose minimum is above a minor unit (Khalti: 1000 paisa). */
-  minimumMinor?: number;
 }
+
+/** Withdrawn offers looked up per pass. */
+const OFFERS_PER_PASS = 20;
 
 /** What "I have paid" (or the return page) found when it asked the payment system. */
 export type CheckOutcome = "paid" | "waiting" | "pending" | "ended" | "unknown" | "not-found";
@@ -101,6 +108,10 @@ export class PaymentService {
   private readonly running: TaskGroup;
   /** Purchases whose buyer was told their payment is held (Pending). */
   private readonly saidPending = new Set<string>();
+  /** The methods offered, in the order of the buyer's buttons. */
+  readonly methods: PaymentMethod[];
+  /** The passes over withdrawn offers, every `checkMs` once started. */
+  private sweep: { timer: NodeJS.Timeout; running: boolean } | undefined;
 
   constructor(
     private readonly book: PurchaseBook,
@@ -108,7 +119,7 @@ export class PaymentService {
     private readonly journal: PaymentJournal,
     private readonly topups: TopupService,
     private readonly teller: OutcomeTeller,
-    private readonly system: PaymentSystem,
+    private readonly systems: PaymentSystems,
     private readonly refunds: RefundDesk,
     private readonly topupsOpen: TopupsOpen,
     private readonly options: PaymentOptions,
@@ -122,52 +133,119 @@ export class PaymentService {
       onFailure: (error) => this.log.error({ err: error }, "payment journal not replayed"),
     });
     this.running = new TaskGroup((error) => this.log.error({ err: error }, "paid top-up failed"));
+    this.methods = [...systems.keys()];
+  }
+
+  /** The system of the purchase's current offer. */
+  private systemOf(purchase: Purchase): PaymentSystem | undefined {
+    const method = purchase.payment?.method;
+    return method === undefined ? undefined : this.systems.get(method);
   }
 
   /**
-   * The buyer confirmed: the purchase is recorded as awaiting payment (the buyer's older
-   * unpaid invoices are withdrawn) and its invoice sent.
+   * The buyer confirmed, paying by `method` (the first offered by default): the purchase is
+   * recorded as awaiting payment (the buyer's older unpaid invoices are withdrawn) and its
+   * invoice sent. Confirmed again with another method before paying, the same purchase
+   * switches to it: the earlier offer is withdrawn and the new one made.
    */
-  async open(intent: PurchaseIntent): Promise<OpenOutcome> {
-    const minor = toMinorUnits(intent.bouquet.price, this.options.minorDigits);
-    if (minor === null || minor < Math.max(1, this.options.minimumMinor ?? 1)) {
-      return { kind: "unpayable" };
-    }
+  async open(intent: PurchaseIntent, method?: PaymentMethod): Promise<OpenOutcome> {
+    const system = this.systems.get(method ?? this.methods[0] ?? "telegram");
+    if (!system) return { kind: "unavailable" };
+    const minor = this.payable(intent.bouquet.price, system);
+    if (minor === null) return { kind: "unpayable" };
     const purchase = this.topups.newPurchase(intent);
     // The outcome comes long after the summary, below the invoice: a new message, not an edit.
     delete purchase.statusMessage;
     purchase.phase = "awaiting-payment";
-    const asked: PurchasePayment = {
-      method: this.system.method,
+    purchase.payment = {
+      method: system.method,
       currency: this.options.currency,
       minor,
       expiresAt: this.now() + this.options.windowMs,
     };
-    purchase.payment = asked;
     try {
       await this.withdrawOlder(intent.buyer, purchase.id);
       const creation = await this.book.store.create(purchase, this.options.lockTtlMs);
-      if (creation.kind !== "created") return { kind: "duplicate" };
+      if (creation.kind !== "created") return await this.switchTo(intent, system);
       try {
-        // A system that must be asked is asked again soon; otherwise at the window's end.
-        const dueAt = this.system.lookup ? this.nextCheck() : undefined;
-        const offered = await this.system.offer(purchase, async (handle) => {
-          asked.offer = handle;
-          await this.book.commit(purchase, dueAt);
-        });
-        asked.offer = offered.handle;
-        if (offered.message !== undefined) purchase.statusMessage = offered.message;
-        await this.book.commit(purchase, dueAt);
+        await this.offer(purchase, system);
       } finally {
         await creation.lease.release().catch(() => undefined);
       }
     } catch (error) {
-      this.log.warn({ err: error, purchaseId: purchase.id }, "payment not offered");
-      // An invoice that never went out: the purchase ends here (if it was recorded at all).
-      if (asked.offer === undefined) {
-        await this.end(purchase, "cancelled", true).catch(() => undefined);
-      }
-      return { kind: "unavailable" };
+      return this.notOffered(purchase, error);
+    }
+    return { kind: "offered", purchase };
+  }
+
+  /** The price in minor units, when this system can take it (Khalti: NPR 10 at least). */
+  private payable(price: string, system: PaymentSystem): number | null {
+    const minor = toMinorUnits(price, this.options.minorDigits);
+    return minor === null || minor < Math.max(1, system.minimumMinor ?? 1) ? null : minor;
+  }
+
+  /** The offer made and its handle written (before the buyer can pay, where it must be). */
+  private async offer(purchase: Purchase, system: PaymentSystem): Promise<void> {
+    const asked = purchase.payment;
+    if (!asked) throw new Error("a purchase without a payment cannot be offered");
+    // A system that must be asked is asked again soon; otherwise at the window's end.
+    const dueAt = system.lookup ? this.nextCheck() : undefined;
+    const offered = await system.offer(purchase, async (handle) => {
+      asked.offer = handle;
+      await this.book.commit(purchase, dueAt);
+    });
+    asked.offer = offered.handle;
+    if (offered.message !== undefined) purchase.statusMessage = offered.message;
+    await this.book.commit(purchase, dueAt);
+  }
+
+  /** An invoice that never went out: the purchase ends here (if it was recorded at all). */
+  private async notOffered(purchase: Purchase, error: unknown): Promise<OpenOutcome> {
+    this.log.warn({ err: error, purchaseId: purchase.id }, "payment not offered");
+    if (purchase.payment?.offer === undefined) {
+      await this.end(purchase, "cancelled", true).catch(() => undefined);
+    }
+    return { kind: "unavailable" };
+  }
+
+  /**
+   * The intent exists already: the same method again is a duplicate (a double tap); another
+   * one, while the purchase still waits for its payment, replaces the offer. The earlier offer
+   * is withdrawn in the ledger first (it stays known: a payment made on it is still found),
+   * then in the chat; every write names the version read, so a payment meanwhile wins.
+   */
+  private async switchTo(intent: PurchaseIntent, system: PaymentSystem): Promise<OpenOutcome> {
+    const purchase = await this.book.get(intent.intentId);
+    const asked = purchase?.payment;
+    if (
+      purchase?.phase !== "awaiting-payment" ||
+      purchase.buyer !== intent.buyer ||
+      !asked ||
+      asked.method === system.method
+    ) {
+      return { kind: "duplicate" };
+    }
+    if (this.payable(intent.bouquet.price, system) === null) return { kind: "unpayable" };
+    const earlier: Purchase = { ...purchase, payment: { ...asked } };
+    asked.method = system.method;
+    delete asked.offer;
+    delete purchase.statusMessage;
+    try {
+      await this.book.commit(purchase, system.lookup ? this.nextCheck() : undefined);
+    } catch (error) {
+      if (error instanceof StaleWriteError) return { kind: "duplicate" };
+      throw error;
+    }
+    this.log.info({ purchaseId: purchase.id, method: system.method }, "payment method switched");
+    await this.systemOf(earlier)
+      ?.withdraw(earlier)
+      .catch((error: unknown) => {
+        this.log.warn({ err: error, purchaseId: purchase.id }, "could not withdraw an invoice");
+      });
+    try {
+      await this.offer(purchase, system);
+    } catch (error) {
+      return this.notOffered(purchase, error);
     }
     return { kind: "offered", purchase };
   }
@@ -312,7 +390,7 @@ export class PaymentService {
   async resolve(claim: Claim): Promise<void> {
     const purchase = await this.book.get(claim.id).catch(() => null);
     if (purchase?.phase !== "awaiting-payment") return this.topups.resolve(claim);
-    if (this.system.lookup) {
+    if (this.systemOf(purchase)?.lookup) {
       // Given back first: a payment found is recorded, and leased, anew by `receive`.
       await claim.lease.release().catch(() => undefined);
       await this.lookUp(purchase, true);
@@ -367,10 +445,11 @@ export class PaymentService {
 
   private async lookUpOnce(purchase: Purchase, tellPending: boolean): Promise<CheckOutcome> {
     const payment = purchase.payment;
-    if (!payment || !this.system.lookup) return "unknown";
-    let found: Awaited<ReturnType<NonNullable<PaymentSystem["lookup"]>>>;
+    const system = this.systemOf(purchase);
+    if (!payment || !system?.lookup) return "unknown";
+    let found: PaymentLookup;
     try {
-      found = await this.system.lookup(purchase);
+      found = await system.lookup(purchase);
     } catch (error) {
       this.log.warn({ err: error, purchaseId: purchase.id }, "payment lookup failed");
       await this.book.store.postpone(purchase, this.nextCheck()).catch(() => undefined);
@@ -422,9 +501,10 @@ export class PaymentService {
 
   /** Once (per process): the system holds the payment, so the buyer must not pay again. */
   private async sayPending(purchase: Purchase): Promise<void> {
-    if (this.saidPending.has(purchase.id) || !this.system.pending) return;
+    const system = this.systemOf(purchase);
+    if (this.saidPending.has(purchase.id) || !system?.pending) return;
     this.saidPending.add(purchase.id);
-    await this.system.pending(purchase).catch((error: unknown) => {
+    await system.pending(purchase).catch((error: unknown) => {
       this.log.warn({ err: error, purchaseId: purchase.id }, "could not say a payment is pending");
     });
   }
@@ -436,6 +516,7 @@ export class PaymentService {
   /** Confirmations still in the journal when stopping wait there for the next start. */
   stop(): void {
     this.replays.stop();
+    if (this.sweep) clearInterval(this.sweep.timer);
     if (this.journaled) {
       this.log.warn({}, "payments left in the journal: written at the next start");
     }
@@ -454,7 +535,8 @@ export class PaymentService {
    * cannot be asked now (or holds a payment) stays awaiting, looked up at its next check.
    */
   private async endUnlessMoved(purchase: Purchase): Promise<boolean> {
-    if (this.system.lookup && (await this.lookUp(purchase, false)) !== "waiting") return false;
+    const mustAsk = this.systemOf(purchase)?.lookup !== undefined;
+    if (mustAsk && (await this.lookUp(purchase, false)) !== "waiting") return false;
     try {
       await this.end(purchase, "cancelled", true);
       return true;
@@ -475,16 +557,126 @@ export class PaymentService {
     if (toldByCaller) purchase.told = "unpaid";
     await this.book.commit(purchase);
     if (purchase.payment?.offer !== undefined) {
-      await this.system.withdraw(purchase).catch((error: unknown) => {
-        this.log.warn({ err: error, purchaseId: purchase.id }, "could not withdraw an invoice");
-      });
+      await this.systemOf(purchase)
+        ?.withdraw(purchase)
+        .catch((error: unknown) => {
+          this.log.warn({ err: error, purchaseId: purchase.id }, "could not withdraw an invoice");
+        });
     }
     return purchase;
   }
 
-  /** At start: what the journal kept is replayed now, and again until it is all written. */
+  /**
+   * At start: what the journal kept is replayed now, and again until it is all written; the
+   * withdrawn offers are looked up from now on.
+   */
   async resume(): Promise<void> {
     this.journaled = true;
     await this.replays.writeNow();
+    this.startSweep();
+  }
+
+  /** Every `checkMs`, one pass over the withdrawn offers due (one pass at a time). */
+  private startSweep(): void {
+    if (this.sweep || ![...this.systems.values()].some((system) => system.lookup)) return;
+    const sweep = {
+      running: false,
+      timer: setInterval(() => {
+        if (sweep.running) return;
+        sweep.running = true;
+        this.lookWithdrawn()
+          .catch((error: unknown) =>
+            this.log.warn({ err: error }, "withdrawn offers not looked up"),
+          )
+          .finally(() => {
+            sweep.running = false;
+          });
+      }, this.options.checkMs),
+    };
+    sweep.timer.unref();
+    this.sweep = sweep;
+  }
+
+  /**
+   * The withdrawn offers due, of the systems that must be asked: a payment made on one anyway
+   * pays for its purchase if nothing else did, and is owed back otherwise.
+   */
+  private async lookWithdrawn(): Promise<void> {
+    const methods = [...this.systems.values()].filter((s) => s.lookup).map((s) => s.method);
+    const offers = await this.ledger.offersToLook(methods, OFFERS_PER_PASS, this.options.checkMs);
+    for (const offer of offers) {
+      await this.lookOffer(offer).catch((error: unknown) => {
+        this.log.warn(
+          { err: error, purchaseId: offer.purchaseId },
+          "withdrawn offer not looked up",
+        );
+      });
+    }
+  }
+
+  /**
+   * The return page of an offer (Khalti's pidx): the purchase's current offer is checked as
+   * "I have paid" does; a withdrawn one is looked up by itself.
+   */
+  async checkOffer(purchase: Purchase, method: PaymentMethod, handle: string) {
+    const current = purchase.payment;
+    if (current?.method === method && current.offer === handle) return this.checkNow(purchase.id);
+    return this.lookOffer({ purchaseId: purchase.id, method, handle });
+  }
+
+  /**
+   * One withdrawn offer looked up: paid is received like any confirmation (the current offer's
+   * invoice then withdrawn if this one paid for the purchase); it is closed once paid, ended,
+   * or not paid at one last look after the purchase's window (unless the system holds a
+   * payment on it).
+   */
+  private async lookOffer(offer: OfferRef): Promise<CheckOutcome> {
+    const system = this.systems.get(offer.method);
+    const purchase = await this.book.get(offer.purchaseId);
+    const payment = purchase?.payment;
+    if (!system?.lookup || !purchase || !payment) {
+      await this.ledger.closeOffer(offer);
+      return "not-found";
+    }
+    const withdrawn = { ...payment, method: offer.method, offer: offer.handle };
+    let found: PaymentLookup;
+    try {
+      found = await system.lookup({ ...purchase, payment: withdrawn });
+    } catch (error) {
+      this.log.warn({ err: error, purchaseId: purchase.id }, "payment lookup failed");
+      return "unknown";
+    }
+    const over = this.now() > payment.expiresAt;
+    switch (found.state) {
+      case "paid": {
+        const received = await this.receive({
+          method: offer.method,
+          purchaseId: purchase.id,
+          currency: payment.currency,
+          minor: found.minor,
+          charge: found.charge,
+        });
+        await this.ledger.closeOffer(offer);
+        if (received === "applied" && payment.offer !== undefined) {
+          // The offer the buyer switched to cannot be paid any more (a Telegram invoice).
+          await this.systemOf(purchase)
+            ?.withdraw(purchase)
+            .catch(() => undefined);
+        }
+        return "paid";
+      }
+      case "waiting":
+        if (found.pending) return "pending";
+        if (!over) return "waiting";
+        break;
+      case "not-found":
+        if (!over) return "waiting";
+        break;
+      case "ended":
+      case "refunded":
+        break;
+    }
+    await this.ledger.closeOffer(offer);
+    return "ended";
   }
 }

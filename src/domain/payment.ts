@@ -31,8 +31,19 @@ export interface PaymentLedger {
    * purchase becomes refunded in the same transaction. Null when no refund is due by that id.
    */
   markRefunded(key: string, by: string, note: string | null): Promise<Refund | null>;
-  /** The purchase an offer's handle names (Khalti's pidx on the return page). */
+  /**
+   * The purchase an offer's handle names (Khalti's pidx on the return page), whether the offer
+   * is the purchase's current one or one withdrawn when the buyer chose another method.
+   */
   byOffer(method: PaymentMethod, handle: string): Promise<Purchase | null>;
+  /**
+   * Withdrawn offers of these methods still to be looked up (a payment made on one anyway must
+   * be found), due by now, at most `count`; each is taken for `nextLookMs` so that instances
+   * look up different ones.
+   */
+  offersToLook(methods: PaymentMethod[], count: number, nextLookMs: number): Promise<OfferRef[]>;
+  /** A withdrawn offer needs no more looking up (paid and recorded, ended, or expired). */
+  closeOffer(offer: OfferRef): Promise<void>;
   /** Counts one more refund call of a payment still owed; null when it is owed no more. */
   countRefundAttempt(paymentId: string): Promise<number | null>;
 }
@@ -50,9 +61,21 @@ export interface PaymentJournal {
   settle(chargeIds: ReadonlySet<string>): Promise<void>;
 }
 
+/** One offer made for a purchase: its method and the system's handle (invoice message, pidx). */
+export interface OfferRef {
+  purchaseId: string;
+  method: PaymentMethod;
+  handle: string;
+}
+
+/** The payment systems offered, by method, in the order of the buyer's buttons. */
+export type PaymentSystems = ReadonlyMap<PaymentMethod, PaymentSystem>;
+
 /** A payment system: offers a purchase for payment and takes the offer back. */
 export interface PaymentSystem {
   readonly method: PaymentMethod;
+  /** The least it takes, in minor units, when above one (Khalti: 1000 paisa). */
+  readonly minimumMinor?: number;
   /**
    * Sends the invoice (or link) to the buyer. `record` writes the offer's handle to the ledger:
    * a system whose payments are found by it calls it before the buyer can pay.
@@ -61,8 +84,9 @@ export interface PaymentSystem {
   /** Makes the offer unpayable, or at least takes its buttons away; best effort. */
   withdraw(purchase: Purchase): Promise<void>;
   /**
-   * Systems whose confirmation must be asked for (Khalti): what became of the offer. Throws
-   * when the system cannot be asked now.
+   * Systems whose confirmation must be asked for (Khalti): what became of the offer that
+   * `purchase.payment` names (its method and handle: the current offer, or a withdrawn one).
+   * Throws when the system cannot be asked now.
    */
   lookup?(purchase: Purchase): Promise<PaymentLookup>;
   /**
@@ -140,13 +164,21 @@ export function toMinorUnits(amount: Amount, digits: number): number | null {
   return Number.isSafeInteger(minor) ? minor : null;
 }
 
-/** A confirmation pays for this purchase: it waits for exactly this payment. */
-export function paysFor(purchase: Purchase, payment: ReceivedPayment): boolean {
+/**
+ * A confirmation pays for this purchase: it waits for exactly this payment, by one of the
+ * methods it was offered with (`offered`: the current one, and any the buyer switched away
+ * from, whose offer may still be paid).
+ */
+export function paysFor(
+  purchase: Purchase,
+  payment: ReceivedPayment,
+  offered: ReadonlySet<PaymentMethod>,
+): boolean {
   const asked = purchase.payment;
   return (
     purchase.phase === "awaiting-payment" &&
     asked !== undefined &&
-    asked.method === payment.method &&
+    (asked.method === payment.method || offered.has(payment.method)) &&
     asked.currency === payment.currency &&
     asked.minor === payment.minor
   );

@@ -201,7 +201,9 @@ export interface PurchaseStore {
   renewalsAfterReminders(): Promise<number>;
 }
 
-export type PaymentMethod = "telegram" | "khalti" | "esewa";
+/** Every payment system the bot can offer; a new one is one entry here (and its adapter). */
+export const PAYMENT_METHODS = ["telegram", "khalti", "esewa"] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 /** The payment a paid purchase asks for, and what it took once paid. */
 export interface PurchasePayment {

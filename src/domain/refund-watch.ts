@@ -3,7 +3,7 @@
 // and when its own check says the payment went back in full (eSewa's FULL_REFUND), the refund is
 // closed as /refunded would close it: marked once in the ledger, the buyer told. A partial
 // refund, an answer of anything else or a failed check leaves it owed, for a person.
-import type { PaymentLedger, PaymentSystem } from "./payment.js";
+import type { PaymentLedger, PaymentSystems } from "./payment.js";
 import type { Log } from "./ports.js";
 import type { PurchaseBook } from "./purchase-book.js";
 import type { RefundDesk } from "./refunds.js";
@@ -19,7 +19,8 @@ export class RefundWatch {
   constructor(
     private readonly ledger: Pick<PaymentLedger, "refundsDue">,
     private readonly book: PurchaseBook,
-    private readonly system: PaymentSystem,
+    /** The systems watched: they can be asked, and refunds on them are made by hand. */
+    private readonly systems: PaymentSystems,
     private readonly desk: Pick<RefundDesk, "markRefunded">,
     private readonly intervalMs: number,
     private readonly log: Log,
@@ -48,17 +49,18 @@ export class RefundWatch {
 
   /** One pass; returns how many refunds it closed. */
   async runOnce(): Promise<number> {
-    const lookup = this.system.lookup?.bind(this.system);
-    if (!lookup) return 0;
     let closed = 0;
     for (const refund of await this.ledger.refundsDue(PER_PASS)) {
-      if (this.stopped || refund.method !== this.system.method || !refund.purchaseId) continue;
+      const system = this.systems.get(refund.method);
+      if (this.stopped || !system?.lookup || !refund.purchaseId) continue;
       const purchase = await this.book.get(refund.purchaseId);
-      // Only the offer the refund's payment was made on: its charge id is the offer's handle.
-      if (purchase?.payment?.offer !== refund.chargeId) continue;
-      const found = await lookup(purchase).catch(() => null);
+      if (!purchase?.payment) continue;
+      // The offer the refund's payment was made on (its charge id is the offer's handle), the
+      // purchase's current one or one withdrawn when the buyer chose another method.
+      const paid = { ...purchase.payment, method: refund.method, offer: refund.chargeId };
+      const found = await system.lookup({ ...purchase, payment: paid }).catch(() => null);
       if (found?.state !== "refunded" || found.partial) continue;
-      const by = `${this.system.method}:status-check`;
+      const by = `${refund.method}:status-check`;
       if (await this.desk.markRefunded(refund.chargeId, by, "refunded in full outside the bot")) {
         this.log.info({ purchaseId: purchase.id }, "refund found made by the payment system");
         closed++;

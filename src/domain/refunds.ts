@@ -1,15 +1,15 @@
 // Where a refund is issued. A payment is owed back only when its top-up certainly did not
 // happen (topup.ts decides: refused twice, offer changed, bouquet gone, paused past the
-// window) or when it paid for nothing (payment-service.ts). A system that refunds through its
-// API (Khalti) is asked here, each call counted in the ledger before it leaves, retried with
-// backoff and, after a few failures, left to a person. Telegram's Bot API cannot refund a card
-// payment, so a person refunds it through the payment provider and records it here: marked
+// window) or when it paid for nothing (payment-service.ts). Where the payment's own method
+// refunds through its API (Khalti), the system is asked here, each call counted in the ledger
+// before it leaves, retried with backoff and, after a few failures, left to a person.
+// Telegram's Bot API cannot refund a card payment, so a person refunds it through the payment provider and records it here: marked
 // once (the ledger refuses a second time), with who and when, and the buyer is told.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { OutcomeTeller } from "./outcomes.js";
-import type { PaymentLedger, PaymentSystem, Refund } from "./payment.js";
+import type { PaymentLedger, PaymentSystem, PaymentSystems, Refund } from "./payment.js";
 import type { Log } from "./ports.js";
-import type { Purchase } from "./purchase.js";
+import type { PaymentMethod, Purchase } from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
 import { TaskGroup } from "./task-group.js";
 
@@ -46,9 +46,12 @@ export type RefundAlertKind =
  */
 export type LastLook = (purchaseId: string) => Promise<"owed" | "charged" | "unknown">;
 
-/** Refunds through the payment system's API, tried this many times, first after `retryMs`. */
+/**
+ * Refunds through the API of the systems that have one (`refund`), tried this many times,
+ * first after `retryMs`; the other systems' refunds are a person's.
+ */
 export interface AutomaticRefunds {
-  system: PaymentSystem;
+  systems: PaymentSystems;
   retryMs: number;
   maxAttempts: number;
 }
@@ -74,16 +77,23 @@ export class RefundDesk {
   async owe(refund: Refund): Promise<void> {
     this.log.warn({ purchaseId: refund.purchaseId, paymentId: refund.paymentId }, "refund due");
     await this.quietly(this.channel.tellBuyer(refund, "owed"));
-    const automatic = this.automatic !== undefined;
+    const automatic = this.refunderOf(refund.method) !== undefined;
     await this.quietly(
       this.channel.alertOperators(refund, automatic ? "stray-refunding" : "refund-due"),
     );
     if (automatic) this.running.track(this.issue(refund));
   }
 
+  /** The system that refunds this method's payments through its API; undefined: a person. */
+  private refunderOf(method: PaymentMethod): PaymentSystem | undefined {
+    const system = this.automatic?.systems.get(method);
+    return system?.refund ? system : undefined;
+  }
+
   /** A purchase's refund-due was told to its buyer (once): refunded, or operators alerted. */
   async purchaseOwed(purchase: Purchase): Promise<void> {
-    if (!this.automatic) return this.alertAbout(purchase, "refund-due");
+    const method = purchase.payment?.method;
+    if (!method || !this.refunderOf(method)) return this.alertAbout(purchase, "refund-due");
     const refund = await this.ledger.refundDueFor(purchase.id);
     if (refund) this.running.track(this.issue(refund));
   }
@@ -93,7 +103,7 @@ export class RefundDesk {
     const automatic = this.automatic;
     if (!automatic) return;
     for (const refund of await this.ledger.refundsDue(100)) {
-      const mine = refund.method === automatic.system.method;
+      const mine = this.refunderOf(refund.method) !== undefined;
       if (mine && refund.attempts < automatic.maxAttempts) this.running.track(this.issue(refund));
     }
   }
@@ -111,8 +121,9 @@ export class RefundDesk {
    */
   private async issue(refund: Refund): Promise<void> {
     const automatic = this.automatic;
-    const refundBy = automatic?.system.refund?.bind(automatic.system);
-    if (!automatic || !refundBy) return;
+    const system = this.refunderOf(refund.method);
+    const refundBy = system?.refund?.bind(system);
+    if (!automatic || !system || !refundBy) return;
     let pause = automatic.retryMs;
     for (; ; pause = Math.min(pause * 2, automatic.retryMs * 32)) {
       const look = refund.purchaseId ? await this.lookLast(refund.purchaseId) : "owed";
@@ -127,7 +138,7 @@ export class RefundDesk {
       try {
         const answer = await refundBy(refund);
         if (answer === "refused") return this.handOver(refund);
-        await this.markRefunded(refund.chargeId, automatic.system.method, null);
+        await this.markRefunded(refund.chargeId, system.method, null);
         return;
       } catch (error) {
         this.log.warn({ err: error, paymentId: refund.paymentId, attempt }, "refund failed");

@@ -1,4 +1,4 @@
-// eSewa ePay v2 (PAYMENT_MODE=esewa): the payment system, with its link in the chat, and its
+// eSewa ePay v2 (PAYMENT_METHODS listing esewa): the payment system, with its link in the chat, and its
 // pages on the public HTTP server (the pay page posting the signed form, the redirects).
 import { EsewaCheckout, type EsewaOptions, EsewaPayments } from "../adapters/payments/esewa.js";
 import { ESEWA_PATHS, esewaPages } from "../bot/features/payments/esewa-pages.js";
@@ -6,11 +6,11 @@ import { TelegramPaymentLinks } from "../bot/features/payments/payment-links.js"
 import type { TelegramPorts } from "../bot/ports.js";
 import type { Translator } from "../bot/shared/i18n.js";
 import type { ValueFormatter } from "../bot/shared/values.js";
-import type { Config } from "../config.js";
+import type { Config, MethodSettings } from "../config.js";
 import type { PaymentLedger } from "../domain/payment.js";
 import type { PaymentService } from "../domain/payment-service.js";
 
-type EsewaSettings = Extract<NonNullable<Config["payment"]>, { method: "esewa" }>;
+type EsewaSettings = Extract<MethodSettings, { method: "esewa" }>;
 
 function esewaOptions(payment: EsewaSettings, config: Config): EsewaOptions {
   const under = (path: string) => new URL(path, payment.publicUrl).toString();
@@ -40,7 +40,7 @@ export function esewaSystem(
   );
 }
 
-/** The public server's eSewa pages; none unless eSewa is how buyers pay. */
+/** The public server's eSewa pages; none unless eSewa is listed. */
 export function esewaPagesOf(parts: {
   config: Config;
   ledger: Pick<PaymentLedger, "byOffer">;
@@ -49,8 +49,10 @@ export function esewaPagesOf(parts: {
   formatter: (locale: string) => ValueFormatter;
   botUsername: () => string;
 }) {
-  const payment = parts.config.payment;
-  if (payment?.method !== "esewa") return [];
+  const payment = parts.config.payment?.methods.find(
+    (settings): settings is EsewaSettings => settings.method === "esewa",
+  );
+  if (!payment) return [];
   return esewaPages({
     ...parts,
     checkout: new EsewaCheckout(esewaOptions(payment, parts.config)),

@@ -62,27 +62,29 @@ export function createHttp(parts: {
           answersOnceHandled: isPaymentConfirmation,
         },
         ready,
-        pages:
-          payments?.method === "khalti"
-            ? [
-                khaltiReturnPage(
-                  parts.stores.purchases,
-                  payments.service,
-                  parts.i18n,
-                  () => bot.botInfo.username,
-                  config.returnPage.lookupIntervalMs,
-                ),
-              ]
-            : payments
-              ? esewaPagesOf({
-                  config,
-                  ledger: parts.stores.purchases,
-                  payments: payments.service,
-                  i18n: parts.i18n,
-                  formatter: parts.formatter,
-                  botUsername: () => bot.botInfo.username,
-                })
-              : [],
+        pages: payments
+          ? [
+              ...(payments.methods.includes("khalti")
+                ? [
+                    khaltiReturnPage(
+                      parts.stores.purchases,
+                      payments.service,
+                      parts.i18n,
+                      () => bot.botInfo.username,
+                      config.returnPage.lookupIntervalMs,
+                    ),
+                  ]
+                : []),
+              ...esewaPagesOf({
+                config,
+                ledger: parts.stores.purchases,
+                payments: payments.service,
+                i18n: parts.i18n,
+                formatter: parts.formatter,
+                botUsername: () => bot.botInfo.username,
+              }),
+            ]
+          : [],
         pagesPerClientPerMinute: config.returnPage.perClientPerMinute,
         // On the public port only behind the token.
         metrics: config.http.metricsToken

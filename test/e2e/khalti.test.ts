@@ -59,6 +59,12 @@ async function withLink(): Promise<{ user: ChatUser; link: Message; pidx: string
 }
 
 describe("paying with Khalti", () => {
+  it("PAYMENT_MODE=khalti still means PAYMENT_METHODS=khalti, with a deprecation line at start", () => {
+    const deprecation = stack.logs().filter((line) => line.includes("PAYMENT_MODE is deprecated"));
+    expect(deprecation).toHaveLength(1);
+    expect(deprecation[0]).toContain('"level":40');
+  });
+
   it("initiates in paisa with no personal data, and tops up once Khalti's lookup says Completed", async () => {
     const { user, link, pidx } = await withLink();
     expect(buttonsOf(user, link)).toEqual(

@@ -418,20 +418,32 @@ describe.each(LEDGER_ENGINES)("migration 0003-money-rules on %s", (engine) => {
       .execute();
     await sql`UPDATE payments SET minor = 70000 WHERE charge_id = 'm1'`.execute(db);
     await sql`DELETE FROM payments WHERE charge_id = 'm2'`.execute(db);
-    expect(await migrate(db)).toEqual(["0003-money-rules", "0004-purchase-versions", "0005-esewa"]);
+    expect(await migrate(db)).toEqual([
+      "0003-money-rules",
+      "0004-purchase-versions",
+      "0005-esewa",
+      "0006-payment-offers",
+    ]);
     expect(await appliedNames(db)).toEqual([
       "0001-purchases",
       "0002-payments",
       "0003-money-rules",
       "0004-purchase-versions",
       "0005-esewa",
+      "0006-payment-offers",
     ]);
+    // With the later migrations' own (0006: offers recorded, a payment only by a method offered).
     expect(await rulesPresent(db)).toEqual([
       "payments_applied_amount",
       "payments_applied_amount_changed",
+      "payments_applied_offered",
+      "payments_applied_offered_changed",
       "payments_refuse_other_amount",
+      "payments_refuse_unoffered",
       "purchase_transitions",
       "purchases_asked_change",
+      "purchases_offer_changed",
+      "purchases_offer_created",
       "purchases_phase_change",
       "purchases_refund_without_txn",
       "purchases_refuse_asked_change",

@@ -172,4 +172,66 @@ describe.each(LEDGER_ENGINES)("the ledger's payments on %s", (engine) => {
       sql`UPDATE purchases SET payment_method = 'cash' WHERE id = 'e2'`.execute(ledger.db),
     ).rejects.toThrow(/purchases_payment_method_check/);
   });
+
+  it("keeps every offer of a purchase: a switch withdraws the earlier one, still found and looked up", async () => {
+    const purchase = await awaiting("p7");
+    const asked = purchase.payment;
+    if (!asked) throw new Error("no payment");
+    // The buyer switches from the invoice to a Khalti link.
+    asked.method = "khalti";
+    asked.offer = "pidx-7";
+    await store.save(purchase);
+    purchase.version += 1;
+    const offers = await ledger.db
+      .selectFrom("payment_offers")
+      .select(["method", "handle", "withdrawn_at"])
+      .where("purchase_id", "=", "p7")
+      .orderBy("offered_at")
+      .orderBy("method", "desc")
+      .execute();
+    expect(offers.map((o) => [o.method, o.handle, o.withdrawn_at !== null])).toEqual([
+      ["telegram", "55", true],
+      ["khalti", "pidx-7", false],
+    ]);
+    expect((await store.byOffer("khalti", "pidx-7"))?.id).toBe("p7");
+    // Only withdrawn offers of the methods asked for are looked up, each by one instance a time.
+    expect(await store.offersToLook(["khalti"], 10, 60_000)).toEqual([]);
+    const due = await store.offersToLook(["telegram", "khalti"], 10, 60_000);
+    expect(due).toEqual([{ purchaseId: "p7", method: "telegram", handle: "55" }]);
+    expect(await store.offersToLook(["telegram"], 10, 60_000)).toEqual([]);
+    // The payment on the withdrawn invoice pays for the purchase, which names it again.
+    const paid = await store.receivePayment(confirmation("p7", "c7"), 1_000);
+    expect(paid.kind).toBe("applied");
+    if (paid.kind === "applied") await paid.claim.lease.release();
+    expect((await store.get("p7"))?.payment).toMatchObject({ method: "telegram", offer: "55" });
+    await store.closeOffer({ purchaseId: "p7", method: "khalti", handle: "pidx-7" });
+    const closed = await ledger.db
+      .selectFrom("payment_offers")
+      .select(["handle", "closed_at"])
+      .where("closed_at", "is not", null)
+      .execute();
+    expect(closed.map((o) => o.handle)).toEqual(["pidx-7"]);
+  });
+
+  it("holds the offer rules in the database: one purchase per handle, payments by offered methods", async () => {
+    const first = await awaiting("p8", 8);
+    const second = await awaiting("p9", 9);
+    for (const purchase of [first, second]) {
+      if (purchase.payment)
+        purchase.payment = { ...purchase.payment, method: "khalti", offer: "same" };
+    }
+    await store.save(first);
+    // (purchases_by_khalti_pidx for the current offer, payment_offers_one_purchase_per_handle for any)
+    await expect(store.save(second)).rejects.toThrow(/duplicate key/);
+    await expect(
+      sql`INSERT INTO payment_offers (purchase_id, method, handle) VALUES ('p9', 'khalti', 'same')`.execute(
+        ledger.db,
+      ),
+    ).rejects.toThrow(/payment_offers_one_purchase_per_handle/);
+    // A payment applied by a method the purchase was never offered with: refused.
+    await expect(
+      sql`INSERT INTO payments (purchase_id, method, currency, minor, charge_id, applied)
+          VALUES ('p9', 'khalti', 'NPR', 70000, 'k9', true)`.execute(ledger.db),
+    ).rejects.toThrow(/never offered/);
+  });
 });

@@ -261,7 +261,7 @@ function processOf(world: World) {
     journalOf(world),
     topups,
     teller,
-    system,
+    new Map([[system.method, system]]),
     refunds,
     () => true,
     {

@@ -501,6 +501,17 @@ describe.each(LEDGER_ENGINES)("payment methods in the ledger's reports on %s", (
       ...agents,
       tomorrow,
     ]);
+    // The Khalti offer it had before the switch (the ledger takes a payment only by one offered).
+    await db
+      .insertInto("payment_offers")
+      .values({
+        purchase_id: "switched",
+        method: "khalti",
+        handle: "pidx-switched",
+        offered_at: time(4),
+        withdrawn_at: time(4),
+      })
+      .execute();
     await insertPayments(db, [
       paymentOf(cardCharged),
       paymentOf(cardRefunded),

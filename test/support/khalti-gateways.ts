@@ -35,7 +35,9 @@ export async function startKhaltiGateways(
   const base = `http://127.0.0.1:${port}`;
   stack = await startStack(name, {
     PROVIDER_BASE_URL: providerGateway.url,
-    PAYMENT_MODE: "khalti",
+    // One method: the confirm screen's Pay button goes straight to its link.
+    PAYMENT_MODE: "",
+    PAYMENT_METHODS: "khalti",
     KHALTI_SECRET_KEY: secret,
     KHALTI_BASE_URL: khaltiGateway.url,
     PUBLIC_URL: base,

@@ -21,7 +21,8 @@ function cruise(cwd: string, paths: string[]): Violation[] {
   const run = spawnSync(
     process.execPath,
     [CRUISER, ...paths, "--config", CONFIG, "--output-type", "json"],
-    { cwd, encoding: "utf8" },
+    // The project's graph is more than spawnSync's default 1 MiB of output.
+    { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
   );
   if (run.stdout === "") throw new Error(`dependency-cruiser failed: ${run.stderr}`);
   return (JSON.parse(run.stdout) as { summary: { violations: Violation[] } }).summary.violations;

@@ -181,14 +181,14 @@ describe("loadConfig", () => {
       "BOT_TOKEN",
       "PROVIDER_BASE_URL",
       "PROVIDER_TOKEN",
-      "PAYMENT_MODE",
+      "PAYMENT_METHODS",
     ]);
   });
 
   it("has no default payment mode, and with none needs to know who may top up", () => {
     const { PAYMENT_MODE: _mode, TOPUP_USER_IDS: _users, ...unset } = valid;
     expect(problemsOf(unset)).toEqual([
-      "PAYMENT_MODE: required: none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only), telegram, khalti or esewa",
+      "PAYMENT_METHODS: required: a comma-separated list of telegram, khalti, esewa (the buyer's buttons in that order), or PAYMENT_MODE=none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only)",
     ]);
     expect(problemsOf({ ...unset, PAYMENT_MODE: "none" })).toEqual([
       expect.stringMatching(/^TOPUP_USER_IDS: required with PAYMENT_MODE=none/),
@@ -197,9 +197,9 @@ describe("loadConfig", () => {
       "TOPUP_USER_IDS: must be * or a comma-separated list of numeric Telegram user ids",
     ]);
     expect(problemsOf({ ...valid, PAYMENT_MODE: "khalti" })).toEqual([
-      expect.stringMatching(/^KHALTI_SECRET_KEY: required with PAYMENT_MODE=khalti/),
-      expect.stringMatching(/^PUBLIC_URL: required with PAYMENT_MODE=khalti/),
-      expect.stringMatching(/^HTTP_PORT: required with PAYMENT_MODE=khalti/),
+      expect.stringMatching(/^KHALTI_SECRET_KEY: required with PAYMENT_METHODS listing khalti/),
+      expect.stringMatching(/^PUBLIC_URL: required with PAYMENT_METHODS listing khalti/),
+      expect.stringMatching(/^HTTP_PORT: required with PAYMENT_METHODS listing khalti/),
     ]);
     const khalti = {
       ...valid,
@@ -215,11 +215,16 @@ describe("loadConfig", () => {
       "CURRENCY: USD: Khalti takes NPR only",
     ]);
     expect(loadConfig(khalti).payment).toMatchObject({
-      method: "khalti",
+      methods: [
+        {
+          method: "khalti",
+          baseUrl: "https://khalti.com",
+          publicUrl: "https://bot.example.com",
+        },
+      ],
       currency: "NPR",
       minorDigits: 2,
-      baseUrl: "https://khalti.com",
-      publicUrl: "https://bot.example.com",
+      deprecatedMode: "khalti",
     });
     expect(loadConfig(valid).topupUsers).toBe("everyone");
     expect(loadConfig({ ...valid, TOPUP_USER_IDS: " 12, 34 " }).topupUsers).toEqual([12, 34]);
@@ -227,10 +232,10 @@ describe("loadConfig", () => {
 
   it("with eSewa, names each missing variable, takes NPR only and defaults to eSewa's live hosts", () => {
     expect(problemsOf({ ...valid, PAYMENT_MODE: "esewa" })).toEqual([
-      expect.stringMatching(/^ESEWA_PRODUCT_CODE: required with PAYMENT_MODE=esewa/),
-      expect.stringMatching(/^ESEWA_SECRET_KEY: required with PAYMENT_MODE=esewa/),
-      expect.stringMatching(/^PUBLIC_URL: required with PAYMENT_MODE=esewa/),
-      expect.stringMatching(/^HTTP_PORT: required with PAYMENT_MODE=esewa/),
+      expect.stringMatching(/^ESEWA_PRODUCT_CODE: required with PAYMENT_METHODS listing esewa/),
+      expect.stringMatching(/^ESEWA_SECRET_KEY: required with PAYMENT_METHODS listing esewa/),
+      expect.stringMatching(/^PUBLIC_URL: required with PAYMENT_METHODS listing esewa/),
+      expect.stringMatching(/^HTTP_PORT: required with PAYMENT_METHODS listing esewa/),
     ]);
     const esewa = {
       ...valid,
@@ -244,25 +249,30 @@ describe("loadConfig", () => {
       "ESEWA_FORM_URL: must be an http(s) URL",
       "CURRENCY: USD: eSewa takes NPR only",
     ]);
-    expect(loadConfig(esewa).payment).toEqual(
-      expect.objectContaining({
-        method: "esewa",
-        currency: "NPR",
-        minorDigits: 2,
-        productCode: "EPAYTEST",
-        formUrl: "https://epay.esewa.com.np/api/epay/main/v2/form",
-        statusUrl: "https://epay.esewa.com.np/api/epay/transaction/status/",
-        publicUrl: "https://bot.example.com",
-      }),
-    );
+    expect(loadConfig(esewa).payment).toMatchObject({
+      methods: [
+        {
+          method: "esewa",
+          productCode: "EPAYTEST",
+          formUrl: "https://epay.esewa.com.np/api/epay/main/v2/form",
+          statusUrl: "https://epay.esewa.com.np/api/epay/transaction/status/",
+          publicUrl: "https://bot.example.com",
+        },
+      ],
+      currency: "NPR",
+      minorDigits: 2,
+      deprecatedMode: "esewa",
+    });
     expect(loadConfig(esewa).secrets).toContain("8gBm/:&EnhH.1/q");
   });
 
   it("with telegram payments, names each missing or wrong variable and keeps the token out", () => {
     const telegram = { ...valid, PAYMENT_MODE: "telegram" };
     expect(problemsOf(telegram)).toEqual([
-      expect.stringMatching(/^PAYMENT_PROVIDER_TOKEN: required with PAYMENT_MODE=telegram/),
-      expect.stringMatching(/^CURRENCY: required with PAYMENT_MODE=telegram/),
+      expect.stringMatching(
+        /^PAYMENT_PROVIDER_TOKEN: required with PAYMENT_METHODS listing telegram/,
+      ),
+      expect.stringMatching(/^CURRENCY: required with PAYMENT_METHODS listing telegram/),
     ]);
     expect(
       problemsOf({ ...telegram, PAYMENT_PROVIDER_TOKEN: "SECRET:1", CURRENCY: "XQQ" }),
@@ -274,7 +284,7 @@ describe("loadConfig", () => {
       PAYMENT_WINDOW_SECONDS: "60",
     });
     expect(config.payment).toMatchObject({
-      method: "telegram",
+      methods: [{ method: "telegram" }],
       currency: "JPY",
       minorDigits: 0,
       windowMs: 60_000,
@@ -283,6 +293,77 @@ describe("loadConfig", () => {
     // Nobody is turned away when everyone pays.
     expect(config.topupUsers).toBe("everyone");
     expect(loadConfig(valid).payment).toBeUndefined();
+  });
+
+  describe("PAYMENT_METHODS", () => {
+    const { PAYMENT_MODE: _mode, ...unset } = valid;
+    const both = {
+      ...unset,
+      PAYMENT_PROVIDER_TOKEN: "284685063:TEST:x",
+      CURRENCY: "NPR",
+      KHALTI_SECRET_KEY: "SECRET-KEY",
+      PUBLIC_URL: "https://bot.example.com",
+      HTTP_PORT: "8080",
+    };
+
+    it("lists the methods in the order of the buttons, each with its own settings", () => {
+      const config = loadConfig({ ...both, PAYMENT_METHODS: " khalti , telegram " });
+      expect(config.payment?.methods.map((m) => m.method)).toEqual(["khalti", "telegram"]);
+      expect(config.payment).toMatchObject({ currency: "NPR", minorDigits: 2 });
+      expect(config.payment?.deprecatedMode).toBeUndefined();
+      expect(config.topupUsers).toBe("everyone");
+      const telegramFirst = loadConfig({ ...both, PAYMENT_METHODS: "telegram,khalti" });
+      expect(telegramFirst.payment?.methods.map((m) => m.method)).toEqual(["telegram", "khalti"]);
+    });
+
+    it("needs a method's variables only when it is listed, and names each one missing", () => {
+      expect(problemsOf({ ...unset, PAYMENT_METHODS: "telegram" })).toEqual([
+        expect.stringMatching(
+          /^PAYMENT_PROVIDER_TOKEN: required with PAYMENT_METHODS listing telegram/,
+        ),
+        expect.stringMatching(/^CURRENCY: required with PAYMENT_METHODS listing telegram/),
+      ]);
+      const { KHALTI_SECRET_KEY: _key, ...noKey } = both;
+      expect(problemsOf({ ...noKey, PAYMENT_METHODS: "telegram,khalti" })).toEqual([
+        expect.stringMatching(/^KHALTI_SECRET_KEY: required with PAYMENT_METHODS listing khalti/),
+      ]);
+      expect(loadConfig({ ...noKey, PAYMENT_METHODS: "telegram" }).payment?.methods).toHaveLength(
+        1,
+      );
+      expect(problemsOf({ ...both, PAYMENT_METHODS: "telegram,khalti", CURRENCY: "USD" })).toEqual([
+        "CURRENCY: USD: Khalti takes NPR only",
+      ]);
+    });
+
+    it("refuses an unknown or repeated method", () => {
+      const message =
+        "PAYMENT_METHODS: must be a comma-separated list of telegram, khalti, esewa, each once";
+      expect(problemsOf({ ...both, PAYMENT_METHODS: "telegram,paypal" })).toEqual([message]);
+      expect(problemsOf({ ...both, PAYMENT_METHODS: "khalti,khalti" })).toEqual([message]);
+      expect(problemsOf({ ...both, PAYMENT_METHODS: "telegram," })).toEqual([message]);
+    });
+
+    it("takes PAYMENT_MODE as a deprecated alias, and refuses both unless they agree", () => {
+      const alias = loadConfig({ ...both, PAYMENT_MODE: "khalti" });
+      expect(alias.payment?.methods.map((m) => m.method)).toEqual(["khalti"]);
+      expect(alias.payment?.deprecatedMode).toBe("khalti");
+      const agreeing = loadConfig({ ...both, PAYMENT_MODE: "khalti", PAYMENT_METHODS: "khalti" });
+      expect(agreeing.payment?.methods.map((m) => m.method)).toEqual(["khalti"]);
+      const conflict = expect.stringMatching(/^PAYMENT_MODE: disagrees with PAYMENT_METHODS/);
+      expect(
+        problemsOf({ ...both, PAYMENT_MODE: "khalti", PAYMENT_METHODS: "telegram,khalti" }),
+      ).toEqual([conflict]);
+      expect(
+        problemsOf({
+          ...both,
+          PAYMENT_MODE: "none",
+          PAYMENT_METHODS: "telegram",
+          TOPUP_USER_IDS: "1",
+        }),
+      ).toEqual([conflict]);
+      // none keeps its meaning: nobody pays in the bot.
+      expect(loadConfig({ ...unset, PAYMENT_MODE: "none" }).payment).toBeUndefined();
+    });
   });
 
   it("roles: staff, refunders and the cache of group administrators", () => {
@@ -358,9 +439,33 @@ describe("the bot process with bad configuration", () => {
     expect(result.stderr).toContain("BOT_TOKEN: required");
     expect(result.stderr).toContain("PROVIDER_BASE_URL: required");
     expect(result.stderr).toContain("PROVIDER_TIMEOUT_MS: must be a whole number");
-    expect(result.stderr).toContain("PAYMENT_MODE: required: none");
+    expect(result.stderr).toContain("PAYMENT_METHODS: required:");
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.stderr + result.stdout).not.toContain("super-secret-provider-token");
+  });
+});
+
+describe("the bot process with a payment method's variable missing", () => {
+  it("does not start, and names the variable and the method that needs it", () => {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      env: {
+        PATH: process.env.PATH,
+        ...valid,
+        PAYMENT_MODE: "",
+        PAYMENT_METHODS: "telegram,khalti",
+        PAYMENT_PROVIDER_TOKEN: "284685063:TEST:x",
+        CURRENCY: "NPR",
+        PUBLIC_URL: "https://bot.example.com",
+        HTTP_PORT: "8080",
+      },
+      encoding: "utf8",
+      timeout: 15_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      "KHALTI_SECRET_KEY: required with PAYMENT_METHODS listing khalti",
+    );
+    expect(result.stderr).not.toContain("PAYMENT_PROVIDER_TOKEN");
   });
 });
 

@@ -27,7 +27,7 @@ function setUp(purchase: Purchase, outcome: CheckOutcome = "waiting") {
       },
     },
     payments: {
-      checkNow: async (id) => {
+      checkOffer: async ({ id }) => {
         checks.push(id);
         return outcome;
       },

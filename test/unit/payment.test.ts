@@ -49,13 +49,21 @@ describe("a confirmation pays for a purchase", () => {
     charge: { id: "c", providerId: null, at: 0 },
   };
 
+  const none = new Set<never>();
+
   it("only while it waits, for exactly the amount and currency asked", () => {
-    expect(paysFor(awaiting, confirmation)).toBe(true);
-    expect(paysFor(awaiting, { ...confirmation, minor: 69_999 })).toBe(false);
-    expect(paysFor(awaiting, { ...confirmation, currency: "USD" })).toBe(false);
-    expect(paysFor({ ...awaiting, phase: "paid" }, confirmation)).toBe(false);
-    expect(paysFor({ ...awaiting, phase: "unpaid" }, confirmation)).toBe(false);
+    expect(paysFor(awaiting, confirmation, none)).toBe(true);
+    expect(paysFor(awaiting, { ...confirmation, minor: 69_999 }, none)).toBe(false);
+    expect(paysFor(awaiting, { ...confirmation, currency: "USD" }, none)).toBe(false);
+    expect(paysFor({ ...awaiting, phase: "paid" }, confirmation, none)).toBe(false);
+    expect(paysFor({ ...awaiting, phase: "unpaid" }, confirmation, none)).toBe(false);
     const { payment: _payment, ...unpaidMode } = awaiting;
-    expect(paysFor(unpaidMode as Purchase, confirmation)).toBe(false);
+    expect(paysFor(unpaidMode as Purchase, confirmation, none)).toBe(false);
+  });
+
+  it("by the method offered now, or by one the buyer switched away from", () => {
+    const khalti = { ...confirmation, method: "khalti" as const };
+    expect(paysFor(awaiting, khalti, none)).toBe(false);
+    expect(paysFor(awaiting, khalti, new Set(["khalti" as const]))).toBe(true);
   });
 });

@@ -3,6 +3,7 @@
 // top-up certainly did not happen, is owed back until its refund is marked done, once.
 import { sql, type Transaction } from "kysely";
 import type {
+  OfferRef,
   PaymentLedger,
   PaymentReceipt,
   ReceivedPayment,
@@ -44,7 +45,16 @@ export class LedgerPayments implements PaymentLedger {
           .forUpdate()
           .executeTakeFirst();
         const purchase = row ? fromRow(row) : null;
-        const applies = purchase !== null && paysFor(purchase, payment);
+        const offers = purchase
+          ? await tx
+              .selectFrom("payment_offers")
+              .select(["method", "handle"])
+              .where("purchase_id", "=", purchase.id)
+              .orderBy("offered_at", "desc")
+              .execute()
+          : [];
+        const offered = new Set(offers.map((offer) => offer.method as PaymentMethod));
+        const applies = purchase !== null && paysFor(purchase, payment, offered);
         const inserted = await tx
           .insertInto("payments")
           .values({
@@ -70,6 +80,17 @@ export class LedgerPayments implements PaymentLedger {
           };
         }
         const from = purchase.phase;
+        const asked = purchase.payment;
+        if (asked && asked.method !== payment.method) {
+          // Paid on an offer withdrawn by a switch: that offer becomes the purchase's again
+          // (the one it replaced is withdrawn, and looked up should it be paid too).
+          const paidOn =
+            offers.find((o) => o.method === payment.method && o.handle === payment.charge.id) ??
+            offers.find((o) => o.method === payment.method);
+          asked.method = payment.method;
+          if (paidOn) asked.offer = paidOn.handle;
+          else delete asked.offer;
+        }
         advance(purchase, { type: "pay", charge: payment.charge }, payment.charge.at);
         await tx
           .updateTable("purchases")
@@ -198,8 +219,64 @@ export class LedgerPayments implements PaymentLedger {
     return this.one((db) =>
       db
         .selectFrom("purchases")
-        .where("payment_method", "=", method)
-        .where("payment_offer", "=", handle),
+        .where("id", "in", (eb) =>
+          eb
+            .selectFrom("payment_offers")
+            .select("purchase_id")
+            .where("method", "=", method)
+            .where("handle", "=", handle),
+        ),
+    );
+  }
+
+  async offersToLook(
+    methods: PaymentMethod[],
+    count: number,
+    nextLookMs: number,
+  ): Promise<OfferRef[]> {
+    if (methods.length === 0) return [];
+    const rows = await this.ledger.run((db) =>
+      db
+        .updateTable("payment_offers")
+        .set({ next_look_at: sql<Date>`now() + ${`${nextLookMs} milliseconds`}::interval` })
+        .where(({ eb, refTuple, selectFrom }) =>
+          eb(
+            refTuple("purchase_id", "method", "handle"),
+            "in",
+            selectFrom("payment_offers")
+              .select(["purchase_id", "method", "handle"])
+              .where("method", "in", methods)
+              .where("withdrawn_at", "is not", null)
+              .where("closed_at", "is", null)
+              .where("next_look_at", "<=", sql<Date>`now()`)
+              .orderBy("next_look_at")
+              .limit(count)
+              .forUpdate()
+              .skipLocked()
+              // biome-ignore lint/suspicious/noExplicitAny: Kysely types a subquery tuple loosely
+              .$castTo<any>(),
+          ),
+        )
+        .returning(["purchase_id", "method", "handle"])
+        .execute(),
+    );
+    return rows.map((row) => ({
+      purchaseId: row.purchase_id,
+      method: row.method as PaymentMethod,
+      handle: row.handle,
+    }));
+  }
+
+  async closeOffer(offer: OfferRef): Promise<void> {
+    await this.ledger.run((db) =>
+      db
+        .updateTable("payment_offers")
+        .set({ closed_at: sql<Date>`now()` })
+        .where("purchase_id", "=", offer.purchaseId)
+        .where("method", "=", offer.method)
+        .where("handle", "=", offer.handle)
+        .where("withdrawn_at", "is not", null)
+        .execute(),
     );
   }
 

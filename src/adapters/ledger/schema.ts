@@ -70,8 +70,20 @@ export interface PaymentRow {
   refund_attempts: Generated<number>;
 }
 
+/** Every offer a purchase made (migrations/0006): written by the database itself. */
+interface PaymentOfferRow {
+  purchase_id: string;
+  method: string;
+  handle: string;
+  offered_at: Generated<Date>;
+  withdrawn_at: Date | null;
+  next_look_at: Date | null;
+  closed_at: Date | null;
+}
+
 export interface LedgerTables {
   purchases: PurchaseRow;
+  payment_offers: PaymentOfferRow;
   payments: PaymentRow;
   purchase_checkouts: { checkout_id: string; purchase_id: string; taken_at: Time };
   purchase_events: {

@@ -6,6 +6,7 @@ import { type FileHandle, mkdir, open, readFile, rename, rm } from "node:fs/prom
 import { join } from "node:path";
 import type { PaymentJournal, ReceivedPayment } from "../../domain/payment.js";
 import type { Log } from "../../domain/ports.js";
+import { PAYMENT_METHODS } from "../../domain/purchase.js";
 
 const FILE = "payments.journal";
 
@@ -123,9 +124,8 @@ function parsed(line: string): ReceivedPayment | null {
   const payment = value as Partial<ReceivedPayment> | null;
   const charge = payment?.charge;
   const valid =
-    (payment?.method === "telegram" ||
-      payment?.method === "khalti" ||
-      payment?.method === "esewa") &&
+    payment !== null &&
+    (PAYMENT_METHODS as readonly unknown[]).includes(payment.method) &&
     typeof payment.purchaseId === "string" &&
     typeof payment.currency === "string" &&
     Number.isSafeInteger(payment.minor) &&

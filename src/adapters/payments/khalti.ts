@@ -16,7 +16,7 @@ import type { Purchase } from "../../domain/purchase.js";
 import { type HttpPool, httpPool } from "../http-client.js";
 
 /** Khalti takes no less than NPR 10. */
-export const KHALTI_MINIMUM_PAISA = 1_000;
+const KHALTI_MINIMUM_PAISA = 1_000;
 
 export interface KhaltiOptions {
   baseUrl: string;
@@ -26,6 +26,7 @@ export interface KhaltiOptions {
 
 export class KhaltiPayments implements PaymentSystem {
   readonly method = "khalti" as const;
+  readonly minimumMinor = KHALTI_MINIMUM_PAISA;
   private readonly khalti: KhaltiClient;
 
   constructor(

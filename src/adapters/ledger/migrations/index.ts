@@ -5,6 +5,7 @@ import { payments } from "./0002-payments.js";
 import { moneyRules } from "./0003-money-rules.js";
 import { purchaseVersions } from "./0004-purchase-versions.js";
 import { esewa } from "./0005-esewa.js";
+import { paymentOffers } from "./0006-payment-offers.js";
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001-purchases": purchases,
@@ -12,4 +13,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0003-money-rules": moneyRules,
   "0004-purchase-versions": purchaseVersions,
   "0005-esewa": esewa,
+  "0006-payment-offers": paymentOffers,
 };

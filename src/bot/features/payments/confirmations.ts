@@ -71,7 +71,7 @@ export function paymentConfirmations(
 }
 
 /**
- * Without PAYMENT_MODE=telegram nobody is sent an invoice; a payment that arrives anyway (the
+ * Without payment methods nobody is sent an invoice; a payment that arrives anyway (the
  * mode changed with invoices still open) is money received: said loudly, never ignored.
  */
 export function unexpectedPayments(deps: BotDeps): Composer<BotContext> {
@@ -84,7 +84,7 @@ export function unexpectedPayments(deps: BotDeps): Composer<BotContext> {
         chargeId: paid.telegram_payment_charge_id,
         providerChargeId: paid.provider_payment_charge_id,
       },
-      "a payment arrived while PAYMENT_MODE is not telegram: refund it by hand",
+      "a payment arrived while nobody pays in the bot: refund it by hand",
     );
   });
   return composer;

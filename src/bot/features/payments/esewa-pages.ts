@@ -3,7 +3,7 @@
 // buyer back to the success URL with a signed `data`, or to the failure URL (cancelled, failed,
 // or pending). Neither is believed: a `data` whose signature does not verify over its own
 // fields gets an error page and nothing is asked; a valid one, like the failure URL, only makes
-// the bot run the status check now (at most once an interval per purchase), and the page says
+// the bot run the status check now (at most once an interval per offer), and the page says
 // what it found. An offer the ledger does not know is a plain 404, and eSewa is not asked.
 import type { PaymentLedger } from "../../../domain/payment.js";
 import type { CheckOutcome, PaymentService } from "../../../domain/payment-service.js";
@@ -50,7 +50,7 @@ const attribute = (value: string) => escapeHtml(value).replaceAll('"', "&quot;")
 
 export function esewaPages(parts: {
   ledger: Pick<PaymentLedger, "byOffer">;
-  payments: Pick<PaymentService, "checkNow">;
+  payments: Pick<PaymentService, "checkOffer">;
   checkout: EsewaCheckoutForms;
   i18n: Translator;
   formatter: (locale: string) => ValueFormatter;
@@ -60,15 +60,15 @@ export function esewaPages(parts: {
 }): PaymentPage[] {
   const { ledger, checkout, i18n } = parts;
   const now = parts.now ?? Date.now;
-  const checked = throttledChecks(parts.payments, parts.lookupIntervalMs, now);
+  const checked = throttledChecks(parts.payments, "esewa", parts.lookupIntervalMs, now);
   const offer = (uuid: string | null): Promise<Purchase | null> =>
     uuid && UUID.test(uuid)
       ? ledger.byOffer("esewa", uuid).catch(() => null)
       : Promise.resolve(null);
 
-  /** What the status check found, in the buyer's language. */
-  async function outcomePage(purchase: Purchase) {
-    const outcome = await checked(purchase.id);
+  /** What the status check of this offer found, in the buyer's language. */
+  async function outcomePage(purchase: Purchase, uuid: string) {
+    const outcome = await checked(purchase, uuid);
     const t = (key: string) => i18n.t(purchase.language, key);
     const link = `https://t.me/${encodeURIComponent(parts.botUsername())}`;
     const body = `<p>${t(SAID[outcome])}</p><p><a href="${escapeHtml(link)}">${t("esewa-page-back")}</a></p>`;
@@ -86,7 +86,7 @@ export function esewaPages(parts: {
         return { status: 400, html };
       }
       const purchase = await offer(uuid);
-      return purchase ? outcomePage(purchase) : NOT_FOUND;
+      return purchase ? outcomePage(purchase, uuid) : NOT_FOUND;
     },
   };
 
@@ -94,8 +94,9 @@ export function esewaPages(parts: {
     path: ESEWA_PATHS.failure,
     prefix: true,
     async render(_, pathname) {
-      const purchase = await offer(pathname.slice(ESEWA_PATHS.failure.length));
-      return purchase ? outcomePage(purchase) : NOT_FOUND;
+      const uuid = pathname.slice(ESEWA_PATHS.failure.length);
+      const purchase = await offer(uuid);
+      return purchase ? outcomePage(purchase, uuid) : NOT_FOUND;
     },
   };
 
@@ -108,9 +109,11 @@ export function esewaPages(parts: {
       const purchase = await offer(uuid);
       const asked = purchase?.payment;
       if (!purchase || !asked) return NOT_FOUND;
-      // Paid, ended or past its window: no form to pay it (again), only what became of it.
-      if (purchase.phase !== "awaiting-payment" || now() > asked.expiresAt) {
-        return outcomePage(purchase);
+      // Paid, ended, past its window or withdrawn (the buyer chose another method): no form to
+      // pay it (again), only what became of it.
+      const current = asked.method === "esewa" && asked.offer === uuid;
+      if (purchase.phase !== "awaiting-payment" || now() > asked.expiresAt || !current) {
+        return outcomePage(purchase, uuid);
       }
       const t = (key: string, variables?: Record<string, string>) =>
         i18n.t(purchase.language, key, variables);

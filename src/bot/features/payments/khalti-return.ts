@@ -30,14 +30,15 @@ export function khaltiReturnPage(
   lookupIntervalMs: number,
   now: () => number = Date.now,
 ): PaymentPage {
-  const checked = throttledChecks(payments, lookupIntervalMs, now);
+  // The purchase's current link, or one withdrawn when the buyer chose another method.
+  const checked = throttledChecks(payments, "khalti", lookupIntervalMs, now);
   return {
     path: KHALTI_RETURN_PATH,
     async render(query) {
       const pidx = query.get("pidx") ?? "";
       const purchase = pidx ? await ledger.byOffer("khalti", pidx).catch(() => null) : null;
       if (!purchase) return { status: 404, html: page("en", "Not found", "") };
-      const outcome = await checked(purchase.id);
+      const outcome = await checked(purchase, pidx);
       const t = (key: string) => i18n.t(purchase.language, key);
       const link = `https://t.me/${encodeURIComponent(botUsername())}`;
       const body = `<p>${t(SAID[outcome])}</p><p><a href="${escapeHtml(link)}">${t("khalti-page-back")}</a></p>`;

@@ -1,22 +1,28 @@
 // What the payment pages share (Khalti's return page, eSewa's pay page and redirects): the
-// page's frame, and the payment system asked at most once an interval per purchase however
+// page's frame, and the payment system asked at most once an interval per offer however
 // often a page is opened (the hits in between are told what the last check found).
 import type { CheckOutcome, PaymentService } from "../../../domain/payment-service.js";
+import type { PaymentMethod, Purchase } from "../../../domain/purchase.js";
 import { escapeHtml } from "../../shared/html.js";
 
+/**
+ * The check of one offer (by its handle: the purchase's current one, or one withdrawn when the
+ * buyer chose another method) under way or done within the interval, else a new one.
+ */
 export function throttledChecks(
-  payments: Pick<PaymentService, "checkNow">,
+  payments: Pick<PaymentService, "checkOffer">,
+  method: PaymentMethod,
   intervalMs: number,
   now: () => number,
-): (purchaseId: string) => Promise<CheckOutcome> {
+): (purchase: Purchase, handle: string) => Promise<CheckOutcome> {
   const recent = new Map<string, { at: number; outcome: Promise<CheckOutcome> }>();
-  return (purchaseId) => {
+  return (purchase, handle) => {
     const at = now();
     for (const [id, check] of recent) if (at - check.at >= intervalMs) recent.delete(id);
-    const last = recent.get(purchaseId);
+    const last = recent.get(handle);
     if (last) return last.outcome;
-    const outcome = payments.checkNow(purchaseId);
-    recent.set(purchaseId, { at, outcome });
+    const outcome = payments.checkOffer(purchase, method, handle);
+    recent.set(handle, { at, outcome });
     return outcome;
   };
 }

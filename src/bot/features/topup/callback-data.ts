@@ -1,6 +1,7 @@
 // The buttons of the top-up journey. Menu buttons carry the journey's short id and small
 // indices; the journey in the session maps them back to connections and bouquets.
 import type { BouquetFilter } from "../../../domain/catalogue.js";
+import { PAYMENT_METHODS } from "../../../domain/purchase.js";
 import type { MenuAction } from "../../session.js";
 import { callbackCodec, indexPart } from "../../shared/callback-data.js";
 
@@ -46,6 +47,8 @@ function menuParts(journeyId: string, action: MenuAction): (string | number)[] {
       return ["b", journeyId, action.bouquet];
     case "remind":
       return ["v", journeyId, action.subscription];
+    case "confirm":
+      return action.method ? ["c", journeyId, action.method] : ["c", journeyId];
     default:
       return [SIMPLE_CODES[action.op], journeyId];
   }
@@ -99,6 +102,12 @@ function decode(parts: readonly string[]): TopupButton | null {
     const page = indexPart(fourth);
     return filter && page !== null
       ? { kind: "menu", journeyId, action: { op: "list", filter, page } }
+      : null;
+  }
+  if (op === "c" && third !== undefined) {
+    const method = PAYMENT_METHODS.find((known) => known === third);
+    return method && fourth === undefined
+      ? { kind: "menu", journeyId, action: { op: "confirm", method } }
       : null;
   }
   const simple = SIMPLE_OPS[op as keyof typeof SIMPLE_OPS];

@@ -4,7 +4,7 @@ import type { MenuAction } from "../../session.js";
 import type { Translate } from "../../shared/labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { intentIdOf, type Journey } from "./journey.js";
-import { confirmView, type View } from "./views.js";
+import { type ConfirmOptions, confirmView, type View } from "./views.js";
 
 /** Selects the bouquet (Back leading to `back`) and draws its confirm screen. */
 export function confirmScreen(
@@ -13,7 +13,7 @@ export function confirmScreen(
   back: MenuAction,
   t: Translate,
   fmt: ValueFormatter,
-  options: { note?: string; paid?: boolean },
+  options: ConfirmOptions,
 ): View {
   journey.selected = { bouquet: index, intentId: intentIdOf(journey.id, index), back };
   return confirmView(journey, index, back, t, fmt, options);

@@ -3,6 +3,7 @@
 import type { InlineKeyboard } from "grammy";
 import type { BouquetFilter } from "../../../domain/catalogue.js";
 import type { Bouquet } from "../../../domain/model.js";
+import type { PaymentMethod } from "../../../domain/purchase.js";
 import type { Reminder } from "../../../domain/reminders.js";
 import type { PurchaseIntent } from "../../../domain/topup.js";
 import type { BotContext } from "../../context.js";
@@ -24,7 +25,7 @@ import {
   placeOf,
 } from "./journey.js";
 import type { PurchaseRunner } from "./purchase.js";
-import { confirmView, listView, overviewView, type View } from "./views.js";
+import { confirmView, listView, otherMethodsKeyboard, overviewView, type View } from "./views.js";
 
 /**
  * Sets reminders for one subscription of the tapping user; returns what to tell them (the
@@ -36,8 +37,12 @@ export type Remind = (
 ) => Promise<string>;
 
 export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Remind) {
-  /** Subscribers pay in the bot: Confirm says what it costs and sends the invoice. */
-  const paid = { paid: deps.payments !== undefined };
+  /**
+   * Subscribers pay in the bot: Confirm says what it costs and sends the invoice, or one button
+   * per method offered (in the configured order) sends that method's.
+   */
+  const methods = deps.payments?.methods ?? [];
+  const paid = { methods };
   /**
    * The journey a button belongs to: the session's place with its listing, or one a background
    * purchase offered as a draft (taken into the session now, inside the chat's own update).
@@ -212,13 +217,21 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
         return;
       }
       case "confirm":
-        await confirm(ctx, journey, t);
+        await confirm(ctx, journey, t, action.method);
         return;
     }
   }
 
-  /** Pay: answer at once, start the purchase, then take the buttons away. */
-  async function confirm(ctx: BotContext, journey: Journey, t: Translate): Promise<void> {
+  /**
+   * Pay: answer at once, start the purchase, then take the buttons away; where several methods
+   * are offered, the others stay, and choosing one replaces the offer (the journey is kept).
+   */
+  async function confirm(
+    ctx: BotContext,
+    journey: Journey,
+    t: Translate,
+    method?: PaymentMethod,
+  ): Promise<void> {
     const selected = journey.selected;
     const bouquet = selected ? journey.bouquets[selected.bouquet] : undefined;
     if (!selected || !bouquet || !ctx.from) {
@@ -244,11 +257,22 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
     const summary = confirmView(journey, selected.bouquet, selected.back, t, fmt, paid);
     if (deps.payments) {
       // The invoice below the summary is what the buyer taps next; the top-up waits for it.
-      const opened = await deps.payments.open(intent);
+      const opened = await deps.payments.open(intent, method);
       if (opened.kind === "duplicate") return;
-      ctx.session.journey = undefined;
-      const said = opened.kind === "offered" ? "invoice-sent" : `payment-${opened.kind}`;
-      await editQuietly(ctx, `${summary.text}\n\n<i>${t(said)}</i>`);
+      const chosen = opened.kind === "offered" ? opened.purchase.payment?.method : undefined;
+      const others = methods.filter((other) => other !== chosen);
+      if (chosen === undefined || methods.length < 2) {
+        ctx.session.journey = undefined;
+        const said = opened.kind === "offered" ? "invoice-sent" : `payment-${opened.kind}`;
+        await editQuietly(ctx, `${summary.text}\n\n<i>${t(said)}</i>`);
+        return;
+      }
+      const said = `${t("invoice-sent")}\n${t("payment-method-switch")}`;
+      await editQuietly(
+        ctx,
+        `${summary.text}\n\n<i>${said}</i>`,
+        otherMethodsKeyboard(journey, others, t),
+      );
       return;
     }
     purchases.start(intent);

@@ -95,7 +95,7 @@ export class PurchaseRunner {
           });
       view = confirmScreen(journey, index, { op: "overview" }, t, fmt, {
         note,
-        paid: this.deps.payments !== undefined,
+        methods: this.deps.payments?.methods ?? [],
       });
     } else {
       const overview = overviewView(journey, t, fmt, now);

@@ -4,6 +4,7 @@
 import { InlineKeyboard } from "grammy";
 import { type BouquetFilter, filtersPresent } from "../../../domain/catalogue.js";
 import type { Bouquet, Connection, Customer } from "../../../domain/model.js";
+import type { PaymentMethod } from "../../../domain/purchase.js";
 import type { SavedConnection } from "../../../domain/saved-connections.js";
 import type { MenuAction } from "../../session.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
@@ -259,9 +260,9 @@ export function confirmView(
   back: MenuAction,
   t: Translate,
   fmt: ValueFormatter,
-  options: { note?: string; paid?: boolean } = {},
+  options: ConfirmOptions = {},
 ): View {
-  const { note, paid } = options;
+  const { note, methods = [] } = options;
   const bouquet = journey.bouquets[index];
   const text = [
     note ?? "",
@@ -276,16 +277,58 @@ export function confirmView(
   ]
     .filter(Boolean)
     .join("\n");
-  const keyboard = new InlineKeyboard()
-    .text(
-      // Paid in the bot: the button says what it costs.
-      paid && bouquet ? t("button-pay", { price: fmt.amount(bouquet.price) }) : t("button-confirm"),
-      menuButton(journey.id, { op: "confirm" }),
-    )
-    .row()
+  const keyboard = new InlineKeyboard();
+  if (methods.length > 1) {
+    // One button per method, in the configured order; the summary says what it costs.
+    payByKeyboard(keyboard, journey, methods, t);
+  } else {
+    keyboard
+      .text(
+        // Paid in the bot: the button says what it costs.
+        methods.length === 1 && bouquet
+          ? t("button-pay", { price: fmt.amount(bouquet.price) })
+          : t("button-confirm"),
+        menuButton(journey.id, { op: "confirm" }),
+      )
+      .row();
+  }
+  keyboard
     .text(t("button-back"), menuButton(journey.id, back))
     .text(t("button-cancel"), menuButton(journey.id, { op: "cancel" }));
   return { text, keyboard };
+}
+
+/** Paid in the bot: the methods offered (none: the operator pays; one: its button says the price). */
+export interface ConfirmOptions {
+  note?: string;
+  methods?: readonly PaymentMethod[];
+}
+
+/** "Pay with Khalti", "Pay by card"…: one row each. */
+function payByKeyboard(
+  keyboard: InlineKeyboard,
+  journey: Journey,
+  methods: readonly PaymentMethod[],
+  t: Translate,
+): InlineKeyboard {
+  for (const method of methods) {
+    keyboard
+      .text(t(`pay-method-${method}`), menuButton(journey.id, { op: "confirm", method }))
+      .row();
+  }
+  return keyboard;
+}
+
+/**
+ * Under the summary once a method's offer is out: the other methods, each withdrawing that
+ * offer for a new one of its own.
+ */
+export function otherMethodsKeyboard(
+  journey: Journey,
+  methods: readonly PaymentMethod[],
+  t: Translate,
+): InlineKeyboard {
+  return payByKeyboard(new InlineKeyboard(), journey, methods, t);
 }
 
 /** Under /topup, for a user who topped up before: their connections, one tap each. */
