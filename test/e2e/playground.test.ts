@@ -2,8 +2,8 @@
 // playwright-core): a top-up completed by clicking and paid with a test card, as a person
 // would, with the provider's side of it in the side panel; a declined card; Telegram
 // formatting; the support group; Nepali; a phone; and, on playgrounds of their own, a top-up
-// paid on the Khalti sandbox's page and one paid on the eSewa sandbox's page (reached from the
-// bot's pay page).
+// paid on the Khalti sandbox's page, one paid on the eSewa sandbox's page (reached from the
+// bot's pay page), and all three methods offered together.
 import { existsSync } from "node:fs";
 import { copyFile, mkdir } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -61,6 +61,7 @@ beforeAll(async () => {
     host: "127.0.0.1",
     port: 0,
     env: { LOG_LEVEL: "silent" },
+    paymentMode: "telegram",
     redis: new RedisMock(),
     logger: createLogger("silent"),
   });
@@ -499,7 +500,7 @@ describe("the playground page", () => {
  * before the suite's tests, closed after them. `redisPort` keeps its in-process Redis apart
  * (ioredis-mock shares one store between instances of a port).
  */
-function payingPlayground(paymentMode: "khalti" | "esewa", redisPort: number) {
+function payingPlayground(paymentMode: "khalti" | "esewa" | "all", redisPort: number) {
   const opened = {} as { playground: Playground; context: BrowserContext; chat: Page };
   const problems: string[] = [];
   beforeAll(async () => {
@@ -535,8 +536,15 @@ function payingPlayground(paymentMode: "khalti" | "esewa", redisPort: number) {
   return { opened, problems, said };
 }
 
-/** /topup to the confirm screen of Gold (monthly), then its Pay button. */
-async function buyGoldAndPay(chat: Page, said: (text: string | RegExp) => Locator): Promise<void> {
+/**
+ * /topup to the confirm screen of Gold (monthly), then `pay` on it: by default its one Pay
+ * button (one payment method; several have a button each). Returns the confirm screen.
+ */
+async function buyGoldAndPay(
+  chat: Page,
+  said: (text: string | RegExp) => Locator,
+  pay = (confirm: Locator) => button(confirm, "💳 Pay NPR 700.00").click(),
+): Promise<Locator> {
   chat.setDefaultTimeout(10_000);
   await chat.locator("#composer").fill("/topup");
   await chat.locator("#composer").press("Enter");
@@ -551,7 +559,51 @@ async function buyGoldAndPay(chat: Page, said: (text: string | RegExp) => Locato
   await menu.filter({ hasText: "Monthly packages" }).waitFor();
   await menu.getByRole("button", { name: /Gold \(monthly\) · NPR\s700\.00$/ }).click();
   await menu.filter({ hasText: "Please confirm your top-up" }).waitFor();
-  await button(menu, "💳 Pay NPR 700.00").click();
+  await pay(menu);
+  return menu;
+}
+
+/** From the bot's eSewa link to eSewa's Pay on the sandbox, the bot's success page in a new tab. */
+async function payOnEsewa(
+  opened: { playground: Playground; context: BrowserContext; chat: Page },
+  esewa: NonNullable<Playground["esewa"]>,
+  said: (text: string | RegExp) => Locator,
+): Promise<void> {
+  const chat = opened.chat;
+  // The bot's link: a URL button to its own pay page, drawn as a link that opens a new tab.
+  const link = chat.getByRole("link", { name: /Pay NPR\s700\.00 with eSewa/ });
+  await link.waitFor();
+  const payUrl = (await link.getAttribute("href")) ?? "";
+  const uuid = payUrl.slice(`${esewa.publicUrl}/pay/esewa/`.length);
+  expect(payUrl).toBe(`${esewa.publicUrl}/pay/esewa/${uuid}`);
+  expect(uuid).toMatch(/^[A-Za-z0-9-]+$/);
+  expect(await link.getAttribute("target")).toBe("_blank");
+  const links = await said("with eSewa below").locator(".inline-button").allTextContents();
+  expect(links.map((label) => label.replace(/\s+/g, " "))).toEqual(
+    expect.arrayContaining(["✅ I have paid", "Cancel"]),
+  );
+  // Nothing is at eSewa until the buyer's browser posts the form.
+  expect(esewa.sandbox.payments()).toEqual([]);
+  expect(opened.playground.sandbox.topups).toHaveLength(0);
+
+  // The bot's pay page in a new tab: its button posts the signed form to the sandbox.
+  const [tab] = await Promise.all([opened.context.waitForEvent("page"), link.click()]);
+  await tab.waitForLoadState();
+  expect(tab.url()).toBe(payUrl);
+  await expect(tab.locator("body").textContent()).resolves.toMatch(/NPR\s700\.00 for Gold/);
+  await Promise.all([
+    tab.waitForURL(`${esewa.sandbox.url}/pay/${uuid}`),
+    button(tab, "Pay with eSewa").click(),
+  ]);
+  await expect(tab.locator(".amount").textContent()).resolves.toBe("Total: NPR 700.00");
+  // The sandbox's Pay sends the tab back to the bot's success page, which asks eSewa.
+  await Promise.all([
+    tab.waitForURL(`${esewa.publicUrl}/pay/esewa/success?data=**`),
+    button(tab, "Pay").click(),
+  ]);
+  await tab.getByText("Payment received").waitFor();
+  expect(esewa.sandbox.payment(uuid)?.status).toBe("COMPLETE");
+  await tab.close();
 }
 
 describe("the playground page, paying with Khalti (DEMO_PAYMENT_MODE=khalti)", () => {
@@ -615,46 +667,53 @@ describe("the playground page, paying with eSewa (DEMO_PAYMENT_MODE=esewa)", () 
 
     await buyGoldAndPay(chat, said);
 
-    // The bot's link: a URL button to its own pay page, drawn as a link that opens a new tab.
-    const link = chat.getByRole("link", { name: /Pay NPR\s700\.00 with eSewa/ });
-    await link.waitFor();
-    const payUrl = (await link.getAttribute("href")) ?? "";
-    const uuid = payUrl.slice(`${esewa.publicUrl}/pay/esewa/`.length);
-    expect(payUrl).toBe(`${esewa.publicUrl}/pay/esewa/${uuid}`);
-    expect(uuid).toMatch(/^[A-Za-z0-9-]+$/);
-    expect(await link.getAttribute("target")).toBe("_blank");
-    const links = await said("with eSewa below").locator(".inline-button").allTextContents();
-    expect(links.map((label) => label.replace(/\s+/g, " "))).toEqual(
-      expect.arrayContaining(["✅ I have paid", "Cancel"]),
-    );
-    // Nothing is at eSewa until the buyer's browser posts the form.
-    expect(esewa.sandbox.payments()).toEqual([]);
-    expect(opened.playground.sandbox.topups).toHaveLength(0);
-
-    // The bot's pay page in a new tab: its button posts the signed form to the sandbox.
-    const [tab] = await Promise.all([opened.context.waitForEvent("page"), link.click()]);
-    await tab.waitForLoadState();
-    expect(tab.url()).toBe(payUrl);
-    await expect(tab.locator("body").textContent()).resolves.toMatch(/NPR\s700\.00 for Gold/);
-    await Promise.all([
-      tab.waitForURL(`${esewa.sandbox.url}/pay/${uuid}`),
-      button(tab, "Pay with eSewa").click(),
-    ]);
-    await expect(tab.locator(".amount").textContent()).resolves.toBe("Total: NPR 700.00");
-    // The sandbox's Pay sends the tab back to the bot's success page, which asks eSewa.
-    await Promise.all([
-      tab.waitForURL(`${esewa.publicUrl}/pay/esewa/success?data=**`),
-      button(tab, "Pay").click(),
-    ]);
-    await tab.getByText("Payment received").waitFor();
-    expect(esewa.sandbox.payment(uuid)?.status).toBe("COMPLETE");
-    await tab.close();
+    await payOnEsewa(opened, esewa, said);
 
     // Meanwhile the chat went on by itself.
     const receipt = said("Top-up successful");
     await receipt.waitFor({ timeout: 15_000 });
     expect(await receipt.textContent()).toMatch(/Paid: NPR\s700\.00 with eSewa/);
     expect(opened.playground.sandbox.topups).toHaveLength(1);
+    expect(problems).toEqual([]);
+  }, 30_000);
+});
+
+describe("the playground page, offering every method (DEMO_PAYMENT_MODE=all)", () => {
+  const { opened, problems, said } = payingPlayground("all", 16_381);
+
+  it("shows eSewa, Khalti and card in that order on the confirm screen, and eSewa's ends in the receipt", async () => {
+    needsChromium();
+    const chat = opened.chat;
+    const { khalti, esewa } = opened.playground;
+    expect(khalti).toBeDefined();
+    expect(esewa).toBeDefined();
+    if (!khalti || !esewa) return;
+    // One bot site for Khalti's return page and eSewa's pages.
+    expect(khalti.publicUrl).toBe(esewa.publicUrl);
+    await expect(chat.locator("#guide-pay").textContent()).resolves.toContain("Pay by card");
+
+    // Its method buttons, without Back and Cancel.
+    const methods = async (confirm: Locator) =>
+      (await confirm.locator(".inline-button").allTextContents()).filter((label) =>
+        label.includes("Pay"),
+      );
+    const confirm = await buyGoldAndPay(chat, said, async (confirm) => {
+      expect(await methods(confirm)).toEqual([
+        "🟢 Pay with eSewa",
+        "📱 Pay with Khalti",
+        "💳 Pay by card",
+      ]);
+      await button(confirm, "🟢 Pay with eSewa").click();
+    });
+    await payOnEsewa(opened, esewa, said);
+    // The confirm screen keeps the other methods, in the configured order.
+    expect(await methods(confirm)).toEqual(["📱 Pay with Khalti", "💳 Pay by card"]);
+
+    const receipt = said("Top-up successful");
+    await receipt.waitFor({ timeout: 15_000 });
+    expect(await receipt.textContent()).toMatch(/Paid: NPR\s700\.00 with eSewa/);
+    expect(opened.playground.sandbox.topups).toHaveLength(1);
+    expect(khalti.sandbox.payments()).toEqual([]);
     expect(problems).toEqual([]);
   }, 30_000);
 });

@@ -1,7 +1,7 @@
 // `npm run demo`: the offline playground. Nothing needed but `npm ci`; Redis when REDIS_URL is set.
 import { z } from "zod";
 import { createLogger } from "../../src/adapters/logger.js";
-import { DEMO_PAYMENT_MODES } from "./payment-modes.js";
+import { DEMO_METHODS, DEMO_PAYMENT_MODES } from "./payment-modes.js";
 import { startPlayground } from "./playground.js";
 
 const settings = z
@@ -13,7 +13,7 @@ const settings = z
     // Empty counts as unset, as for the bot's own settings.
     DEMO_PAYMENT_MODE: z.preprocess(
       (value) => (value === "" ? undefined : value),
-      z.enum(DEMO_PAYMENT_MODES).default("telegram"),
+      z.enum(DEMO_PAYMENT_MODES).default("all"),
     ),
   })
   .safeParse(process.env);
@@ -25,8 +25,8 @@ const { DEMO_PORT, DEMO_HOST, REDIS_URL, LOG_LEVEL, DEMO_PAYMENT_MODE } = settin
 
 /** The start message's hint at the other payment modes. */
 const OTHER_MODES =
-  "DEMO_PAYMENT_MODE=telegram: a test card; khalti: Khalti's sandbox; esewa: eSewa's sandbox; " +
-  "none: nobody pays";
+  "DEMO_PAYMENT_MODE=all: eSewa, Khalti and a card; telegram: a test card; " +
+  "khalti: Khalti's sandbox; esewa: eSewa's sandbox; none: nobody pays";
 
 // Without REDIS_URL, an in-process stand-in; real deployments always use Redis.
 const redis = REDIS_URL ? undefined : new (await import("ioredis-mock")).default();
@@ -50,20 +50,29 @@ function paymentsLine(started: typeof playground): string {
   if (DEMO_PAYMENT_MODE === "none") {
     return `none, everyone may top up (${OTHER_MODES})`;
   }
-  if (DEMO_PAYMENT_MODE === "khalti" && started.khalti) {
-    return (
-      `Khalti web checkout on the Khalti sandbox at ${started.khalti.sandbox.url}, ` +
-      `return page at ${started.khalti.publicUrl}/pay/khalti/return`
-    );
-  }
-  if (DEMO_PAYMENT_MODE === "esewa" && started.esewa) {
-    return (
-      `eSewa ePay on the eSewa sandbox at ${started.esewa.sandbox.url} ` +
-      `(merchant ${started.esewa.sandbox.productCode}), ` +
-      `the bot's pay and return pages at ${started.esewa.publicUrl}/pay/esewa/`
-    );
-  }
-  return `Telegram Payments with a test card (${OTHER_MODES})`;
+  const { khalti, esewa } = started;
+  const methods = DEMO_METHODS[DEMO_PAYMENT_MODE].map((method) => {
+    if (method === "khalti" && khalti) {
+      return `Khalti web checkout on the Khalti sandbox at ${khalti.sandbox.url}`;
+    }
+    if (method === "esewa" && esewa) {
+      return (
+        `eSewa ePay on the eSewa sandbox at ${esewa.sandbox.url} ` +
+        `(merchant ${esewa.sandbox.productCode})`
+      );
+    }
+    return "Telegram Payments with a test card";
+  });
+  const site = khalti ?? esewa;
+  const pages = [
+    khalti && `Khalti's return page at ${khalti.publicUrl}/pay/khalti/return`,
+    esewa && `eSewa's pay and return pages at ${esewa.publicUrl}/pay/esewa/`,
+  ].filter((page) => page !== undefined);
+  return (
+    `${methods.join("; ")}\n` +
+    (site ? `The bot's site: ${pages.join("; ")}\n` : "") +
+    `(${OTHER_MODES})`
+  );
 }
 
 const stop = async () => {

@@ -14,7 +14,7 @@ import {
 import { createKhaltiSandbox, type KhaltiSandbox } from "../khalti-sandbox/server.js";
 import { createSandbox, type Sandbox } from "../sandbox/server.js";
 import { createTelegramEmulator, type TelegramEmulator } from "../telegram-emulator/index.js";
-import type { DemoPaymentMode } from "./payment-modes.js";
+import { DEMO_METHODS, type DemoPaymentMode } from "./payment-modes.js";
 import { type Roles, startWeb } from "./web.js";
 
 export const DEMO_BOT_TOKEN = "5000000001:playground-bot-token";
@@ -35,8 +35,8 @@ export interface PlaygroundOptions {
   port: number;
   /** Environment for the bot (PROVIDER_API_VERSION, CURRENCY, ...); BOT_TOKEN etc. are set here. */
   env: NodeJS.ProcessEnv;
-  /** Default telegram: the page shows the paid journey. */
-  paymentMode?: DemoPaymentMode;
+  /** How subscribers pay (`npm run demo`: DEMO_PAYMENT_MODE). */
+  paymentMode: DemoPaymentMode;
   /** In-process storage when REDIS_URL is not set. */
   redis?: Redis;
   logger: Logger;
@@ -45,9 +45,9 @@ export interface PlaygroundOptions {
 export interface Playground {
   url: string;
   sandbox: Sandbox;
-  /** In khalti mode: the Khalti sandbox the bot pays through, and the bot's own address. */
+  /** With Khalti (khalti, all): the Khalti sandbox the bot pays through, and the bot's site. */
   khalti?: LocalCheckout<KhaltiSandbox>;
-  /** In esewa mode: the eSewa sandbox the bot pays through, and the bot's own address. */
+  /** With eSewa (esewa, all): the eSewa sandbox the bot pays through, and the bot's site. */
   esewa?: LocalCheckout<EsewaSandbox>;
   emulator: TelegramEmulator;
   close(): Promise<void>;
@@ -60,13 +60,18 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   const emulator = await createTelegramEmulator({
     bots: [{ token: DEMO_BOT_TOKEN, first_name: "Top-up Bot", username: "topup_playground_bot" }],
   });
-  const paymentMode = options.paymentMode ?? "telegram";
+  const { paymentMode } = options;
+  const methods = DEMO_METHODS[paymentMode];
+  // One bot site serves both Khalti's return page and eSewa's pages.
+  const site = methods.some((method) => method !== "telegram") ? await localSite() : undefined;
   const khalti =
-    paymentMode === "khalti"
-      ? await localCheckout(await createKhaltiSandbox({ secretKey: DEMO_KHALTI_KEY }))
+    site && methods.includes("khalti")
+      ? { ...site, sandbox: await createKhaltiSandbox({ secretKey: DEMO_KHALTI_KEY }) }
       : undefined;
   const esewa =
-    paymentMode === "esewa" ? await localCheckout(await createEsewaSandbox()) : undefined;
+    site && methods.includes("esewa")
+      ? { ...site, sandbox: await createEsewaSandbox() }
+      : undefined;
   const config = loadConfig({
     CURRENCY: "NPR",
     REDIS_KEY_PREFIX: "playground:",
@@ -118,60 +123,57 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   };
 }
 
-/** A payment system's sandbox, and the bot's own HTTP server for its pages (on 127.0.0.1). */
-interface LocalCheckout<Sandbox> {
-  sandbox: Sandbox;
+/** The bot's own HTTP server for the payment systems' pages (on 127.0.0.1). */
+interface LocalSite {
   port: number;
   /** The bot's PUBLIC_URL: http://127.0.0.1:<port>. */
   publicUrl: string;
 }
 
+/** A payment system's sandbox, and the bot's site for its pages. */
+interface LocalCheckout<Sandbox> extends LocalSite {
+  sandbox: Sandbox;
+}
+
 /**
  * The bot's payment settings for `mode`: the one place the playground says how the bot pays.
- * They come after the caller's environment: a PAYMENT_MODE or real provider token in the shell
- * must not change the journey the page shows.
+ * They come after the caller's environment: a PAYMENT_METHODS, PAYMENT_MODE or real provider
+ * token in the shell must not change the journey the page shows.
  */
 function paymentEnv(
   mode: DemoPaymentMode,
   sandboxes: { khalti?: LocalCheckout<KhaltiSandbox>; esewa?: LocalCheckout<EsewaSandbox> },
 ): NodeJS.ProcessEnv {
+  if (mode === "none") return { PAYMENT_MODE: "none", PAYMENT_METHODS: undefined };
+  const methods = DEMO_METHODS[mode];
   const { khalti, esewa } = sandboxes;
-  if (mode === "none") return { PAYMENT_MODE: "none" };
-  if (mode === "khalti" && khalti) {
-    return {
-      PAYMENT_MODE: "khalti",
-      KHALTI_SECRET_KEY: DEMO_KHALTI_KEY,
-      KHALTI_BASE_URL: khalti.sandbox.url,
-      ...botSite(khalti),
-    };
-  }
-  if (mode === "esewa" && esewa) {
-    return {
-      PAYMENT_MODE: "esewa",
+  const site = khalti ?? esewa;
+  return {
+    PAYMENT_METHODS: methods.join(","),
+    // Deprecated, and one in the shell would disagree with PAYMENT_METHODS.
+    PAYMENT_MODE: undefined,
+    ...(methods.includes("telegram") && { PAYMENT_PROVIDER_TOKEN: DEMO_PAYMENT_TOKEN }),
+    ...(khalti && { KHALTI_SECRET_KEY: DEMO_KHALTI_KEY, KHALTI_BASE_URL: khalti.sandbox.url }),
+    ...(esewa && {
       // eSewa's published test merchant, which the sandbox plays.
       ESEWA_PRODUCT_CODE: esewa.sandbox.productCode,
       ESEWA_SECRET_KEY: ESEWA_TEST_SECRET_KEY,
       ESEWA_FORM_URL: esewa.sandbox.formUrl,
       ESEWA_STATUS_URL: esewa.sandbox.statusUrl,
-      ...botSite(esewa),
-    };
-  }
-  return { PAYMENT_MODE: "telegram", PAYMENT_PROVIDER_TOKEN: DEMO_PAYMENT_TOKEN };
-}
-
-/** The bot's HTTP server, for the payment system's pages; on this machine only. */
-function botSite(checkout: LocalCheckout<unknown>): NodeJS.ProcessEnv {
-  return {
-    PUBLIC_URL: checkout.publicUrl,
-    HTTP_PORT: String(checkout.port),
-    HTTP_HOST: "127.0.0.1",
+    }),
+    // The bot's HTTP server, for the payment systems' pages; on this machine only.
+    ...(site && {
+      PUBLIC_URL: site.publicUrl,
+      HTTP_PORT: String(site.port),
+      HTTP_HOST: "127.0.0.1",
+    }),
   };
 }
 
-/** `sandbox`, with a free port on 127.0.0.1 for the bot's pages. */
-async function localCheckout<Sandbox>(sandbox: Sandbox): Promise<LocalCheckout<Sandbox>> {
+/** A free port on 127.0.0.1 for the bot's pages. */
+async function localSite(): Promise<LocalSite> {
   const port = await freePort();
-  return { sandbox, port, publicUrl: `http://127.0.0.1:${port}` };
+  return { port, publicUrl: `http://127.0.0.1:${port}` };
 }
 
 /** A TCP port on 127.0.0.1 that nobody listens on right now. */

@@ -133,7 +133,7 @@ const state = {
   /** Whether the message list is scrolled to its end. */
   stuck: true,
   knownTopups: new Set(),
-  /** From the bootstrap: {mode: "telegram" | "khalti" | "esewa" | "none", testCards: {paying, declined}}. */
+  /** From the bootstrap: {mode: "all" | "telegram" | "khalti" | "esewa" | "none", testCards: {paying, declined}}. */
   payments: { mode: "none", testCards: { paying: "", declined: "" } },
   /** The open payment form: {role, messageId, busy}; null when closed. */
   checkout: null,
@@ -1451,15 +1451,16 @@ function wire() {
   });
 }
 
-/** The guide's last step of a top-up, by the bot's PAYMENT_MODE ("none": the default). */
+/** The guide's last step of a top-up, by DEMO_PAYMENT_MODE ("none": the default). */
 const GUIDE_PAY = {
+  all: "“🟢 Pay with eSewa”, “📱 Pay with Khalti” or “💳 Pay by card”, then pay on that sandbox's page (for eSewa through the bot's page) or with the test card; another button switches method",
   telegram: "“💳 Pay”, and pay the invoice with the test card",
   khalti: "“💳 Pay”, then “Pay … with Khalti” and Pay on the Khalti sandbox's page",
   esewa:
     "“💳 Pay”, then “Pay … with eSewa”, “Pay with eSewa” on the bot's page and Pay on the eSewa sandbox's page",
 };
 
-/** The guide and the form's hint follow whether subscribers pay (the bot's PAYMENT_MODE). */
+/** The guide and the form's hint follow how subscribers pay (DEMO_PAYMENT_MODE). */
 function applyPayments(payments) {
   if (payments) state.payments = payments;
   const { mode, testCards } = state.payments;
