@@ -6,6 +6,7 @@ import { moneyRules } from "./0003-money-rules.js";
 import { purchaseVersions } from "./0004-purchase-versions.js";
 import { esewa } from "./0005-esewa.js";
 import { paymentOffers } from "./0006-payment-offers.js";
+import { providerBalance } from "./0007-provider-balance.js";
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001-purchases": purchases,
@@ -14,4 +15,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0004-purchase-versions": purchaseVersions,
   "0005-esewa": esewa,
   "0006-payment-offers": paymentOffers,
+  "0007-provider-balance": providerBalance,
 };
