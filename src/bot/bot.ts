@@ -7,6 +7,7 @@ import { Bot, type Context } from "grammy";
 import { TaskGroup } from "../domain/task-group.js";
 import type { BotContext, FlowContext } from "./context.js";
 import type { BotDeps } from "./deps.js";
+import { createBalance } from "./features/balance/index.js";
 import { createBroadcast } from "./features/broadcast/index.js";
 import { createRegistry } from "./features/broadcast/registry.js";
 import { createCancel, isCancel, skipsQueue } from "./features/cancel/index.js";
@@ -159,6 +160,7 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   bot.use(reminders.composer);
   bot.use(createBroadcast(deps));
   bot.use(createReport(deps));
+  bot.use(createBalance(deps));
   bot.use(start, createLanguage(topup.showCurrentScreen), createCancel(deps));
   bot.use(createSupport(deps));
   bot.use(fallback);

@@ -19,6 +19,7 @@ const ADMIN_COMMANDS = [
   "plans",
   "broadcast_cancel",
   "reminder_stats",
+  "balance",
 ] as const;
 
 /**

@@ -5,6 +5,7 @@ import type { BroadcastContent, BroadcastStore } from "../domain/broadcast.js";
 import type { LookupLimit } from "../domain/lookup-limit.js";
 import type { PaymentService } from "../domain/payment-service.js";
 import type { ProviderPort } from "../domain/ports.js";
+import type { ProviderBalanceLedger } from "../domain/provider-balance.js";
 import type { PurchaseStore } from "../domain/purchase.js";
 import type { RefundDesk } from "../domain/refunds.js";
 import type { ReminderStore } from "../domain/reminders.js";
@@ -56,6 +57,8 @@ export interface BotDeps {
   purchases: PurchaseStore;
   /** The ledger as the admins' finance reports read it. */
   reports: ReportSource;
+  /** The provider balance admins record and the bot expects. */
+  providerBalance: ProviderBalanceLedger;
   /** Exactly once, one chat at a time, the session: see shared/update-gate.ts. */
   gate: UpdateGate;
   drafts: DraftStore;

@@ -20,3 +20,26 @@ export function formatMinorUnits(minor: bigint, minorDigits: number): string {
   if (minorDigits === 0) return sign + digits;
   return `${sign}${digits.slice(0, -minorDigits)}.${digits.slice(-minorDigits)}`;
 }
+
+/** What an admin records: a deposit made at the provider, or the balance read on its portal. */
+export interface BalanceEntry {
+  kind: "deposit" | "reading";
+  amountMinor: bigint;
+  note: string;
+  /** The admin's Telegram user id. */
+  admin: number;
+}
+
+export interface ExpectedBalance {
+  /** The last reading (0 when none) plus deposits less top-ups charged since, in minor units. */
+  expectedMinor: bigint;
+  lastReading: { amountMinor: bigint; at: Date } | null;
+  depositsSinceMinor: bigint;
+  chargedSinceMinor: bigint;
+}
+
+/** The ledger of the provider balance: entries are only ever added. */
+export interface ProviderBalanceLedger {
+  record(entry: BalanceEntry): Promise<void>;
+  expected(): Promise<ExpectedBalance>;
+}

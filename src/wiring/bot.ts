@@ -61,6 +61,7 @@ export function createTelegramBot(parts: {
     ...(payments && { payments: payments.service, refunds: payments.refunds }),
     purchases: stores.purchases,
     reports: stores.reports,
+    providerBalance: stores.providerBalance,
     gate: stores.gate,
     drafts: stores.drafts,
     listings: stores.listings,

@@ -1,6 +1,7 @@
 // The stores: Redis (or the playground's stand-in) for what outlives an update but is not
 // money, the ledger (PostgreSQL or the embedded PGlite) for purchases and payments. Opened,
 // checked and closed here; the one answer to "is this error a store being away?".
+
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import {
@@ -9,6 +10,7 @@ import {
   isUnreachable as ledgerUnreachable,
 } from "../adapters/ledger/connection.js";
 import { RedisPurchaseImport } from "../adapters/ledger/import-from-redis.js";
+import { ProviderBalanceStore } from "../adapters/ledger/provider-balance.js";
 import { LedgerPurchases } from "../adapters/ledger/purchase-store.js";
 import { LedgerReports } from "../adapters/ledger/reports.js";
 import type { Logger } from "../adapters/logger.js";
@@ -96,6 +98,7 @@ export function createStores(parts: {
     ledger,
     purchases,
     reports: new LedgerReports(ledger, config.provider.timeZone),
+    providerBalance: new ProviderBalanceStore(ledger, config.payment?.minorDigits ?? 2),
     subscribers: new RedisSubscribers(redis, keys),
     savedConnections: new RedisSavedConnections(redis, keys),
     reminders: new RedisReminders(redis, keys),

@@ -1,26 +1,14 @@
 // The provider balance in the ledger: entries appended (the database refuses any other write)
 // and the balance expected from the last reading, the deposits since and the top-ups charged since.
 import { sql } from "kysely";
+import type {
+  BalanceEntry,
+  ExpectedBalance,
+  ProviderBalanceLedger,
+} from "../../domain/provider-balance.js";
 import type { LedgerConnection } from "./connection.js";
 
-type BalanceEntryKind = "deposit" | "reading";
-
-export interface BalanceEntry {
-  kind: BalanceEntryKind;
-  amountMinor: bigint;
-  note: string;
-  admin: number;
-}
-
-export interface ExpectedBalance {
-  /** The last reading plus deposits less top-ups charged since, in minor units. */
-  expectedMinor: bigint;
-  lastReading: { amountMinor: bigint; at: Date } | null;
-  depositsSinceMinor: bigint;
-  chargedSinceMinor: bigint;
-}
-
-export class ProviderBalanceStore {
+export class ProviderBalanceStore implements ProviderBalanceLedger {
   constructor(
     private readonly ledger: Pick<LedgerConnection, "run">,
     private readonly minorDigits: number,

@@ -1,0 +1,79 @@
+// The provider balance end to end: admins record readings and deposits with /balance, a top-up
+// charged in the ledger lowers the balance expected, bad input and strangers are answered and
+// nothing is stored.
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LedgerTables } from "../../src/adapters/ledger/schema.js";
+import type { ChatUser } from "../../tools/telegram-emulator/index.js";
+import { expectReply } from "../support/chat.js";
+import { insertRows, ledgerRow } from "../support/ledger-rows.js";
+import { type Stack, startStack } from "../support/stack.js";
+
+const ADMIN = 99_320;
+
+describe("/balance", () => {
+  let stack: Stack;
+  let admin: ChatUser;
+  let ledger: Kysely<LedgerTables>;
+  const entries = async () =>
+    (
+      await sql<{ n: number }>`SELECT count(*)::int AS n FROM provider_balance_entries`.execute(
+        ledger,
+      )
+    ).rows[0]?.n;
+
+  beforeAll(async () => {
+    stack = await startStack("balance", { ADMIN_USER_IDS: String(ADMIN) });
+    admin = stack.emulator.user({ id: ADMIN, first_name: "Admin", language_code: "en" });
+    const pool = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 2 });
+    ledger = new Kysely<LedgerTables>({ dialect: new PostgresDialect({ pool }) });
+  });
+  afterAll(async () => {
+    await ledger?.destroy();
+    await stack?.stop();
+  });
+
+  it("answers bad input, and anyone but an admin, with one message and nothing stored", async () => {
+    const stranger = stack.emulator.user({ id: 7_398, first_name: "Nosy", language_code: "en" });
+    const cases: [ChatUser, string, string][] = [
+      [admin, "/balance add -5", "Not recorded"],
+      [admin, "/balance add 1.234", "Not recorded"],
+      [admin, "/balance add lots", "Not recorded"],
+      [admin, "/balance set x", "Not recorded"],
+      [admin, "/balance take 5", "Use /balance"],
+      [stranger, "/balance add 500", "Sorry, this command is for administrators only."],
+      [stranger, "/balance", "Sorry, this command is for administrators only."],
+    ];
+    for (const [user, command, answer] of cases) {
+      await expectReply(user, () => user.sendText(command), answer);
+    }
+    expect(await entries()).toBe(0);
+  });
+
+  it("records a reading and a deposit, and subtracts the top-ups charged since", async () => {
+    await expectReply(
+      admin,
+      () => admin.sendText("/balance set 1000.50"),
+      "Reading of 1000.50 recorded.",
+    );
+    await expectReply(
+      admin,
+      () => admin.sendText("/balance add 500 bank transfer"),
+      "Deposit of 500.00 recorded.",
+    );
+    await insertRows(ledger, [ledgerRow({ created_at: new Date(), phase: "charged" })]);
+    const reply = await expectReply(admin, () => admin.sendText("/balance"), /Expected balance/);
+    expect(reply.text).toContain("Expected balance at the provider: 800.50");
+    expect(reply.text).toContain("Last reading: 1000.50");
+    expect(reply.text).toContain("deposits 500.00, top-ups charged 700.00");
+    const rows = await sql<{ kind: string; amount_minor: string; note: string; admin: string }>`
+      SELECT kind, amount_minor::text, note, admin::text FROM provider_balance_entries ORDER BY id`.execute(
+      ledger,
+    );
+    expect(rows.rows).toEqual([
+      { kind: "reading", amount_minor: "100050", note: "", admin: String(ADMIN) },
+      { kind: "deposit", amount_minor: "50000", note: "bank transfer", admin: String(ADMIN) },
+    ]);
+  });
+});
