@@ -67,6 +67,11 @@ describe("/balance", () => {
     expect(reply.text).toContain("Expected balance at the provider: 800.50");
     expect(reply.text).toContain("Last reading: 1000.50");
     expect(reply.text).toContain("deposits 500.00, top-ups charged 700.00");
+    await expectReply(
+      admin,
+      () => admin.sendText("/report"),
+      "Expected balance at the provider: 800.50",
+    );
     const rows = await sql<{ kind: string; amount_minor: string; note: string; admin: string }>`
       SELECT kind, amount_minor::text, note, admin::text FROM provider_balance_entries ORDER BY id`.execute(
       ledger,

@@ -1,6 +1,7 @@
 // A whole report to one chat: the summary message (with the payments, where there are any), the
 // CSV file (streamed from the ledger as it is uploaded) and the chart of sales per day.
 import { type Api, InputFile } from "grammy";
+import { formatMinorUnits } from "../../../domain/provider-balance.js";
 import type { ReportPeriod } from "../../../domain/report.js";
 import type { BotDeps } from "../../deps.js";
 import { registeredLanguage } from "../../shared/i18n.js";
@@ -10,7 +11,10 @@ import { reportCsv } from "./csv.js";
 import { chartPeriod } from "./period.js";
 import { paymentsText, periodName, summaryText } from "./views.js";
 
-type ReportDeps = Pick<BotDeps, "reports" | "i18n" | "formatter" | "config" | "now">;
+type ReportDeps = Pick<
+  BotDeps,
+  "reports" | "providerBalance" | "i18n" | "formatter" | "config" | "now"
+>;
 
 export async function sendReport(
   api: Api,
@@ -27,9 +31,13 @@ export async function sendReport(
   const summary = await reports.summary(period);
   // A payment should be charged or owed back once the verify window after it is over.
   const payments = await reports.payments(period, deps.now() - verifyWindowMs);
+  const balance = await deps.providerBalance.expected();
   const parts = [
     summaryText(period, summary, zone, t, fmt),
     paymentsText(payments, verifyWindowMs, zone, t, fmt),
+    t("balance-expected", {
+      amount: formatMinorUnits(balance.expectedMinor, config.payment?.minorDigits ?? 2),
+    }),
   ];
   await api.sendMessage(chatId, parts.filter((part) => part !== null).join("\n\n"));
   // A supplier, not a stream: a retried upload reads the ledger afresh.
