@@ -4,6 +4,7 @@ import { z } from "zod";
 import { isValidTimeZone } from "./adapters/provider/datetime.js";
 import { PROVIDER_API_VERSIONS } from "./adapters/provider/versions.js";
 import { minorUnitDigits } from "./domain/payment.js";
+import { parseMinorUnits } from "./domain/provider-balance.js";
 import { PAYMENT_METHODS, type PaymentMethod } from "./domain/purchase.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -327,6 +328,7 @@ const variables = z.object({
   LOOKUP_LIMIT: wholeNumber(20, 0, 10_000, "lookups"),
   LOOKUP_LIMIT_MINUTES: wholeNumber(10, 1, 1_440, "minutes"),
   LOOKUP_BUDGET_PER_HOUR: wholeNumber(1_000, 0, 1_000_000, "lookups"),
+  BALANCE_ALERT_BELOW: z.preprocess(unsetIfEmpty, z.string().optional()),
   FLOOD_LIMIT: wholeNumber(30, 1, 1_000, "updates"),
   LOG_LEVEL: z.preprocess(
     unsetIfEmpty,
@@ -467,6 +469,13 @@ const environment = variables
         code: "custom",
         path: ["HTTP_HEADERS_TIMEOUT_MS"],
         message: "must not be longer than HTTP_REQUEST_TIMEOUT_MS",
+      });
+    }
+    if (e.BALANCE_ALERT_BELOW !== undefined && balanceAlertBelow(e) === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["BALANCE_ALERT_BELOW"],
+        message: `must be an amount in the currency, such as 50000 or 50000.50 (at most ${balanceDigits(e)} decimals)`,
       });
     }
     if (e.WEBHOOK_URL !== undefined && e.WEBHOOK_SECRET === undefined) {
@@ -648,6 +657,8 @@ const schema = environment.transform((e) => ({
   topupUsers: listedMethods(e).length === 0 ? (e.TOPUP_USER_IDS ?? []) : ("everyone" as const),
   payment: paymentSettings(e),
   adminUserIds: e.ADMIN_USER_IDS,
+  /** The admins are alerted once when the provider balance expected falls below; minor units. */
+  balanceAlertBelowMinor: balanceAlertBelow(e),
   /** Yesterday's report to every admin at this time of day; undefined: off. */
   dailyReportAt: e.DAILY_REPORT_AT,
   supportChatIds: e.SUPPORT_CHAT_IDS,
@@ -661,6 +672,16 @@ const schema = environment.transform((e) => ({
 }));
 
 export type Config = z.output<typeof schema>;
+
+/** The provider balance's decimals: the payment currency's, as /balance reads amounts. */
+function balanceDigits(e: Variables): number {
+  return paymentSettings(e)?.minorDigits ?? 2;
+}
+
+function balanceAlertBelow(e: Variables): bigint | undefined {
+  if (e.BALANCE_ALERT_BELOW === undefined) return undefined;
+  return parseMinorUnits(e.BALANCE_ALERT_BELOW, balanceDigits(e)) ?? undefined;
+}
 
 /** How subscribers pay: undefined when nobody pays in the bot. */
 function paymentSettings(e: Variables): PaymentSettings | undefined {

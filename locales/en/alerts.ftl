@@ -13,3 +13,9 @@ alert-recovered = ✅ <b>The provider answers again</b>: top-ups are back.
 alert-lookup-budget =
     ⚠️ <b>Unusually many customer lookups</b>: more than { $budget } in the last hour, all users together. Someone may be trying codes to find customers.
     Users who start looking up now get fewer tries; the rest carry on. Every lookup is counted per user.
+
+## Alert about the provider balance (BALANCE_ALERT_BELOW)
+
+alert-balance-low =
+    ⚠️ <b>Provider balance low</b>: the balance expected at the provider is { $expected }, below { $below }.
+    Deposit at the provider and record it with /balance add, or record the portal's balance with /balance set.

@@ -59,6 +59,8 @@ export interface BotDeps {
   reports: ReportSource;
   /** The provider balance admins record and the bot expects. */
   providerBalance: ProviderBalanceLedger;
+  /** After an entry: alerts the admins when the balance expected is low (BALANCE_ALERT_BELOW). */
+  checkBalance(): Promise<void>;
   /** Exactly once, one chat at a time, the session: see shared/update-gate.ts. */
   gate: UpdateGate;
   drafts: DraftStore;

@@ -1,6 +1,7 @@
 // The integrator's prepaid balance at the provider, which the provider's API does not tell: the
 // bot keeps the balance it expects from what admins record (deposits, readings of the portal)
 // less what was charged since. Amounts here are exact, in the currency's minor units.
+import type { Log } from "./ports.js";
 
 /** An amount an admin typed ("50000", "123456.50"), in minor units; null when malformed. */
 export function parseMinorUnits(text: string, minorDigits: number): bigint | null {
@@ -42,4 +43,42 @@ export interface ExpectedBalance {
 export interface ProviderBalanceLedger {
   record(entry: BalanceEntry): Promise<void>;
   expected(): Promise<ExpectedBalance>;
+}
+
+/** Once-only across replicas: the balance is low until it is seen back at or above the line. */
+export interface LowBalanceLatch {
+  /** True for the first to see the balance low since it was last above: it alerts. */
+  fall(): Promise<boolean>;
+  rise(): Promise<void>;
+}
+
+export interface BalanceAlarm {
+  balanceLow(amounts: { expected: string; below: string }): Promise<void>;
+}
+
+/** Alerts the admins once when the expected balance falls below BALANCE_ALERT_BELOW. */
+export class BalanceWatch {
+  constructor(
+    private readonly ledger: ProviderBalanceLedger,
+    private readonly latch: LowBalanceLatch,
+    private readonly alarm: BalanceAlarm,
+    private readonly settings: { belowMinor: bigint; minorDigits: number },
+    private readonly log: Log,
+  ) {}
+
+  /** After each charged top-up and each entry; a failure costs only this check. */
+  async check(): Promise<void> {
+    try {
+      const { expectedMinor } = await this.ledger.expected();
+      const { belowMinor, minorDigits } = this.settings;
+      if (expectedMinor >= belowMinor) return await this.latch.rise();
+      if (!(await this.latch.fall())) return;
+      await this.alarm.balanceLow({
+        expected: formatMinorUnits(expectedMinor, minorDigits),
+        below: formatMinorUnits(belowMinor, minorDigits),
+      });
+    } catch (error) {
+      this.log.warn({ err: error }, "could not check the provider balance");
+    }
+  }
 }

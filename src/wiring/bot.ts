@@ -62,6 +62,7 @@ export function createTelegramBot(parts: {
     purchases: stores.purchases,
     reports: stores.reports,
     providerBalance: stores.providerBalance,
+    checkBalance: async () => parts.purchases.balanceWatch?.check(),
     gate: stores.gate,
     drafts: stores.drafts,
     listings: stores.listings,

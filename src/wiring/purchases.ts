@@ -5,6 +5,7 @@ import type { Metrics } from "../adapters/metrics.js";
 import type { TelegramPorts } from "../bot/ports.js";
 import type { Config } from "../config.js";
 import { OutcomeTeller } from "../domain/outcomes.js";
+import { BalanceWatch } from "../domain/provider-balance.js";
 import type { ProviderHealth } from "../domain/provider-health.js";
 import { PurchaseBook } from "../domain/purchase-book.js";
 import { TopupService } from "../domain/topup.js";
@@ -16,6 +17,8 @@ export interface Purchases {
   book: PurchaseBook;
   teller: OutcomeTeller;
   topups: TopupService;
+  /** The low provider balance alert (BALANCE_ALERT_BELOW); undefined when off. */
+  balanceWatch: BalanceWatch | undefined;
 }
 
 export function createPurchases(parts: {
@@ -32,8 +35,20 @@ export function createPurchases(parts: {
     provider,
     saved: parts.stores.savedConnections,
   });
-  teller.whenTold("charged", (purchase) => {
+  const below = config.balanceAlertBelowMinor;
+  const balanceWatch =
+    below === undefined
+      ? undefined
+      : new BalanceWatch(
+          parts.stores.providerBalance,
+          parts.stores.lowBalance,
+          parts.telegram.alerts,
+          { belowMinor: below, minorDigits: config.payment?.minorDigits ?? 2 },
+          logger,
+        );
+  teller.whenTold("charged", async (purchase) => {
     if (purchase.fromReminder) parts.metrics.reminderRenewals.inc();
+    await balanceWatch?.check();
   });
   // txn-status is asked soon after an unknown outcome, then less and less often, in
   // proportion to the verify window.
@@ -54,5 +69,5 @@ export function createPurchases(parts: {
     },
     logger,
   );
-  return { book, teller, topups };
+  return { book, teller, topups, balanceWatch };
 }

@@ -15,7 +15,7 @@ import { LedgerPurchases } from "../adapters/ledger/purchase-store.js";
 import { LedgerReports } from "../adapters/ledger/reports.js";
 import type { Logger } from "../adapters/logger.js";
 import type { Metrics } from "../adapters/metrics.js";
-import { RedisAlertLedger } from "../adapters/redis/alert-ledger.js";
+import { RedisAlertLedger, RedisLowBalanceLatch } from "../adapters/redis/alert-ledger.js";
 import { RedisBroadcasts } from "../adapters/redis/broadcasts.js";
 import { RedisCancelMarks } from "../adapters/redis/cancels.js";
 import { RedisConnection } from "../adapters/redis/connection.js";
@@ -104,6 +104,7 @@ export function createStores(parts: {
     reminders: new RedisReminders(redis, keys),
     broadcasts: new RedisBroadcasts(redis, keys),
     alertLedger: new RedisAlertLedger(redis, keys),
+    lowBalance: new RedisLowBalanceLatch(redis, keys),
     gate: new RedisUpdateGate(redis, keys, {
       lockMs: CHAT_LOCK_MS,
       sessionSeconds: SESSION_TTL_SECONDS,

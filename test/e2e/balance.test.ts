@@ -82,3 +82,52 @@ describe("/balance", () => {
     ]);
   });
 });
+
+describe("BALANCE_ALERT_BELOW", () => {
+  let stack: Stack;
+  let admin: ChatUser;
+  const alerts = () =>
+    admin.messages().filter((m) => m.text?.includes("Provider balance low")).length;
+  const topUp = async (buyer: ChatUser, code: string) => {
+    await expectReply(buyer, () => buyer.sendText(`/topup ${code}`), "Choose a package");
+    await expectReply(buyer, () => buyer.press(/Renew/), "Please confirm");
+    await expectReply(buyer, () => buyer.press(/Confirm/), "Top-up successful", 15_000);
+  };
+
+  beforeAll(async () => {
+    stack = await startStack("balance-alert", {
+      ADMIN_USER_IDS: String(ADMIN),
+      BALANCE_ALERT_BELOW: "1000",
+    });
+    admin = stack.emulator.user({ id: ADMIN, first_name: "Admin", language_code: "en" });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("alerts the admins once when a charged top-up takes the balance below, again after it rose", async () => {
+    const buyer = stack.emulator.user({ id: 7_401, first_name: "Buyer", language_code: "en" });
+    await expectReply(admin, () => admin.sendText("/balance set 1000.01"), "Expected balance");
+    expect(alerts()).toBe(0);
+
+    const alert = admin.waitForText("Provider balance low", { timeoutMs: 15_000 });
+    await topUp(buyer, "1000001");
+    expect((await alert).text).toContain("below 1000.00");
+    expect(alerts()).toBe(1);
+
+    // Still below after a second charge: no second alert.
+    await topUp(buyer, "1000003");
+    await expectReply(admin, () => admin.sendText("/balance"), "Expected balance");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(alerts()).toBe(1);
+
+    // A deposit takes it back above; a reading below alerts again.
+    await expectReply(admin, () => admin.sendText("/balance add 100000"), "Expected balance");
+    expect(alerts()).toBe(1);
+    const again = admin.waitForText("Provider balance low", { timeoutMs: 5_000 });
+    admin.sendText("/balance set 10");
+    expect((await again).text).toContain("expected at the provider is 10.00");
+    await expectReply(admin, () => admin.sendText("/balance"), "Expected balance");
+    expect(alerts()).toBe(2);
+  });
+});

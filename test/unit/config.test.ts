@@ -387,6 +387,18 @@ describe("loadConfig", () => {
     expect(problemsOf({ ...valid, REFUND_USER_IDS: "x" })[0]).toMatch(/^REFUND_USER_IDS:/);
   });
 
+  it("BALANCE_ALERT_BELOW: off by default, an amount in minor units, a malformed one named", () => {
+    expect(loadConfig(valid).balanceAlertBelowMinor).toBeUndefined();
+    expect(loadConfig({ ...valid, BALANCE_ALERT_BELOW: "50000.5" }).balanceAlertBelowMinor).toBe(
+      5_000_050n,
+    );
+    for (const wrong of ["-5", "1.234", "lots"]) {
+      expect(problemsOf({ ...valid, BALANCE_ALERT_BELOW: wrong })).toEqual([
+        expect.stringMatching(/^BALANCE_ALERT_BELOW: must be an amount/),
+      ]);
+    }
+  });
+
   it("support chats are groups only: a private chat's id is refused by its position", () => {
     const problems = problemsOf({ ...valid, SUPPORT_CHAT_IDS: "-1001234, 4242424242" });
     expect(problems).toEqual([

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { LowBalanceLatch } from "../../domain/provider-balance.js";
 import type { AlertLedger } from "../../domain/provider-health.js";
 import type { RedisKeys } from "./keys.js";
 
@@ -44,5 +45,21 @@ export class RedisAlertLedger implements AlertLedger {
       this.keys.alert("down"),
     );
     return ended === 1;
+  }
+}
+
+/** The low-balance alert, sent by the first replica to see the balance low; no expiry. */
+export class RedisLowBalanceLatch implements LowBalanceLatch {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async fall(): Promise<boolean> {
+    return (await this.redis.set(this.keys.alert("balance-low"), "1", "NX")) === "OK";
+  }
+
+  async rise(): Promise<void> {
+    await this.redis.del(this.keys.alert("balance-low"));
   }
 }

@@ -1,9 +1,11 @@
 // Operators are told when the provider refuses our token or stops answering, and when it
-// recovers, and when customer lookups exceed their hourly budget: every admin in a private
-// chat, in their language, and every support group.
+// recovers, when customer lookups exceed their hourly budget, and when the provider balance
+// expected falls below BALANCE_ALERT_BELOW: every admin in a private chat, in their language,
+// and every support group.
 import type { Api } from "grammy";
 import type { LookupAlarm } from "../../domain/lookup-limit.js";
 import type { Log } from "../../domain/ports.js";
+import type { BalanceAlarm } from "../../domain/provider-balance.js";
 import type { AlertChannel, ProviderAlert } from "../../domain/provider-health.js";
 import type { SubscriberStore } from "../../domain/subscribers.js";
 import type { Translator } from "./i18n.js";
@@ -13,7 +15,7 @@ export interface AlertRecipients extends Operators {
   probeSeconds: number;
 }
 
-export class TelegramAlerts implements AlertChannel, LookupAlarm {
+export class TelegramAlerts implements AlertChannel, LookupAlarm, BalanceAlarm {
   constructor(
     private readonly api: Api,
     private readonly i18n: Translator,
@@ -44,6 +46,16 @@ export class TelegramAlerts implements AlertChannel, LookupAlarm {
       (language) => this.i18n.t(language, "alert-lookup-budget", { budget }),
     );
     this.checkTold("lookup-budget", failed, total);
+  }
+
+  async balanceLow(amounts: { expected: string; below: string }): Promise<void> {
+    const { failed, total } = await tellOperators(
+      this.api,
+      this.subscribers,
+      this.recipients,
+      (language) => this.i18n.t(language, "alert-balance-low", amounts),
+    );
+    this.checkTold("balance-low", failed, total);
   }
 
   private checkTold(alert: string, failed: number, total: number): void {

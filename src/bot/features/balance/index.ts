@@ -26,6 +26,7 @@ export function createBalance(deps: BotDeps): Composer<BotContext> {
       const kind = verb === "add" ? "deposit" : "reading";
       await deps.providerBalance.record({ kind, amountMinor, note, admin: ctx.from.id });
       await ctx.reply(ctx.t(`balance-recorded-${kind}`, { amount: money(amountMinor) }));
+      await deps.checkBalance();
     } else if (verb !== "") {
       await ctx.reply(ctx.t("balance-usage"));
       return;
