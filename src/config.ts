@@ -329,6 +329,7 @@ const variables = z.object({
   LOOKUP_LIMIT_MINUTES: wholeNumber(10, 1, 1_440, "minutes"),
   LOOKUP_BUDGET_PER_HOUR: wholeNumber(1_000, 0, 1_000_000, "lookups"),
   BALANCE_ALERT_BELOW: z.preprocess(unsetIfEmpty, z.string().optional()),
+  BALANCE_STOP_BELOW: z.preprocess(unsetIfEmpty, z.string().optional()),
   FLOOD_LIMIT: wholeNumber(30, 1, 1_000, "updates"),
   LOG_LEVEL: z.preprocess(
     unsetIfEmpty,
@@ -471,12 +472,14 @@ const environment = variables
         message: "must not be longer than HTTP_REQUEST_TIMEOUT_MS",
       });
     }
-    if (e.BALANCE_ALERT_BELOW !== undefined && balanceAlertBelow(e) === undefined) {
-      context.addIssue({
-        code: "custom",
-        path: ["BALANCE_ALERT_BELOW"],
-        message: `must be an amount in the currency, such as 50000 or 50000.50 (at most ${balanceDigits(e)} decimals)`,
-      });
+    for (const name of ["BALANCE_ALERT_BELOW", "BALANCE_STOP_BELOW"] as const) {
+      if (e[name] !== undefined && balanceAmount(e, name) === undefined) {
+        context.addIssue({
+          code: "custom",
+          path: [name],
+          message: `must be an amount in the currency, such as 50000 or 50000.50 (at most ${balanceDigits(e)} decimals)`,
+        });
+      }
     }
     if (e.WEBHOOK_URL !== undefined && e.WEBHOOK_SECRET === undefined) {
       context.addIssue({
@@ -658,7 +661,9 @@ const schema = environment.transform((e) => ({
   payment: paymentSettings(e),
   adminUserIds: e.ADMIN_USER_IDS,
   /** The admins are alerted once when the provider balance expected falls below; minor units. */
-  balanceAlertBelowMinor: balanceAlertBelow(e),
+  balanceAlertBelowMinor: balanceAmount(e, "BALANCE_ALERT_BELOW"),
+  /** A purchase that would take the expected balance below this is refused; minor units. */
+  balanceStopBelowMinor: balanceAmount(e, "BALANCE_STOP_BELOW"),
   /** Yesterday's report to every admin at this time of day; undefined: off. */
   dailyReportAt: e.DAILY_REPORT_AT,
   supportChatIds: e.SUPPORT_CHAT_IDS,
@@ -678,9 +683,13 @@ function balanceDigits(e: Variables): number {
   return paymentSettings(e)?.minorDigits ?? 2;
 }
 
-function balanceAlertBelow(e: Variables): bigint | undefined {
-  if (e.BALANCE_ALERT_BELOW === undefined) return undefined;
-  return parseMinorUnits(e.BALANCE_ALERT_BELOW, balanceDigits(e)) ?? undefined;
+function balanceAmount(
+  e: Variables,
+  name: "BALANCE_ALERT_BELOW" | "BALANCE_STOP_BELOW",
+): bigint | undefined {
+  const text = e[name];
+  if (text === undefined) return undefined;
+  return parseMinorUnits(text, balanceDigits(e)) ?? undefined;
 }
 
 /** How subscribers pay: undefined when nobody pays in the bot. */

@@ -19,3 +19,8 @@ alert-lookup-budget =
 alert-balance-low =
     ⚠️ <b>Provider balance low</b>: the balance expected at the provider is { $expected }, below { $below }.
     Deposit at the provider and record it with /balance add, or record the portal's balance with /balance set.
+
+## Alert about purchases stopped (BALANCE_STOP_BELOW)
+
+alert-balance-stop =
+    ⛔ <b>Purchases stopped</b>: a purchase of { $price } was refused, the balance expected at the provider ({ $expected }) would fall below { $below }. Purchases are refused until a deposit or reading is recorded with /balance.

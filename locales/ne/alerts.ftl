@@ -19,3 +19,8 @@ alert-lookup-budget =
 alert-balance-low =
     ⚠️ <b>प्रदायकको ब्यालेन्स कम</b>: प्रदायकमा अपेक्षित ब्यालेन्स { $expected } छ, { $below } भन्दा कम।
     प्रदायकमा रकम जम्मा गरी /balance add ले रेकर्ड गर्नुहोस्, वा पोर्टलको ब्यालेन्स /balance set ले रेकर्ड गर्नुहोस्।
+
+## Alert about purchases stopped (BALANCE_STOP_BELOW)
+
+alert-balance-stop =
+    ⛔ <b>खरिद रोकिएको छ</b>: { $price } को खरिद अस्वीकार गरियो, प्रदायकमा अपेक्षित ब्यालेन्स ({ $expected }) { $below } भन्दा कम हुने थियो। /balance ले जम्मा वा ब्यालेन्स रेकर्ड नगरेसम्म खरिद अस्वीकार हुन्छन्।

@@ -61,6 +61,8 @@ export interface BotDeps {
   providerBalance: ProviderBalanceLedger;
   /** After an entry: alerts the admins when the balance expected is low (BALANCE_ALERT_BELOW). */
   checkBalance(): Promise<void>;
+  /** False when the provider balance cannot pay this price (BALANCE_STOP_BELOW). */
+  balanceAllows(price: string): Promise<boolean>;
   /** Exactly once, one chat at a time, the session: see shared/update-gate.ts. */
   gate: UpdateGate;
   drafts: DraftStore;

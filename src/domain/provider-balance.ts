@@ -54,6 +54,7 @@ export interface LowBalanceLatch {
 
 export interface BalanceAlarm {
   balanceLow(amounts: { expected: string; below: string }): Promise<void>;
+  balanceStop(amounts: { expected: string; price: string; below: string }): Promise<void>;
 }
 
 /** Alerts the admins once when the expected balance falls below BALANCE_ALERT_BELOW. */
@@ -79,6 +80,49 @@ export class BalanceWatch {
       });
     } catch (error) {
       this.log.warn({ err: error }, "could not check the provider balance");
+    }
+  }
+}
+
+/**
+ * BALANCE_STOP_BELOW: a purchase that would take the expected balance below it (with 0: whose
+ * price exceeds the balance) is refused before the buyer pays; operators are alerted once until
+ * a purchase is allowed again. When the ledger cannot say, the purchase goes on: the provider
+ * refuses a top-up it cannot pay, and the buyer is refunded.
+ */
+export class BalanceGuard {
+  constructor(
+    private readonly ledger: ProviderBalanceLedger,
+    private readonly latch: LowBalanceLatch,
+    private readonly alarm: BalanceAlarm,
+    private readonly settings: { belowMinor: bigint; minorDigits: number },
+    private readonly log: Log,
+  ) {}
+
+  /** False when a purchase at `price` (the provider's decimal text) must be refused. */
+  async allows(price: string): Promise<boolean> {
+    const { belowMinor, minorDigits } = this.settings;
+    const priceMinor = parseMinorUnits(price, minorDigits);
+    if (priceMinor === null) return true;
+    try {
+      const { expectedMinor } = await this.ledger.expected();
+      if (expectedMinor - priceMinor >= belowMinor) {
+        await this.latch.rise();
+        return true;
+      }
+      if (await this.latch.fall()) {
+        await this.alarm
+          .balanceStop({
+            expected: formatMinorUnits(expectedMinor, minorDigits),
+            price: formatMinorUnits(priceMinor, minorDigits),
+            below: formatMinorUnits(belowMinor, minorDigits),
+          })
+          .catch((error: unknown) => this.log.warn({ err: error }, "could not alert operators"));
+      }
+      return false;
+    } catch (error) {
+      this.log.warn({ err: error }, "could not check the provider balance before a purchase");
+      return true;
     }
   }
 }

@@ -63,6 +63,7 @@ export function createTelegramBot(parts: {
     reports: stores.reports,
     providerBalance: stores.providerBalance,
     checkBalance: async () => parts.purchases.balanceWatch?.check(),
+    balanceAllows: async (price) => parts.purchases.balanceGuard?.allows(price) ?? true,
     gate: stores.gate,
     drafts: stores.drafts,
     listings: stores.listings,

@@ -5,7 +5,7 @@ import type { Metrics } from "../adapters/metrics.js";
 import type { TelegramPorts } from "../bot/ports.js";
 import type { Config } from "../config.js";
 import { OutcomeTeller } from "../domain/outcomes.js";
-import { BalanceWatch } from "../domain/provider-balance.js";
+import { BalanceGuard, BalanceWatch } from "../domain/provider-balance.js";
 import type { ProviderHealth } from "../domain/provider-health.js";
 import { PurchaseBook } from "../domain/purchase-book.js";
 import { TopupService } from "../domain/topup.js";
@@ -19,6 +19,8 @@ export interface Purchases {
   topups: TopupService;
   /** The low provider balance alert (BALANCE_ALERT_BELOW); undefined when off. */
   balanceWatch: BalanceWatch | undefined;
+  /** Refuses purchases the provider balance cannot pay (BALANCE_STOP_BELOW); undefined when off. */
+  balanceGuard: BalanceGuard | undefined;
 }
 
 export function createPurchases(parts: {
@@ -46,6 +48,17 @@ export function createPurchases(parts: {
           { belowMinor: below, minorDigits: config.payment?.minorDigits ?? 2 },
           logger,
         );
+  const stop = config.balanceStopBelowMinor;
+  const balanceGuard =
+    stop === undefined
+      ? undefined
+      : new BalanceGuard(
+          parts.stores.providerBalance,
+          parts.stores.balanceStop,
+          parts.telegram.alerts,
+          { belowMinor: stop, minorDigits: config.payment?.minorDigits ?? 2 },
+          logger,
+        );
   teller.whenTold("charged", async (purchase) => {
     if (purchase.fromReminder) parts.metrics.reminderRenewals.inc();
     await balanceWatch?.check();
@@ -69,5 +82,5 @@ export function createPurchases(parts: {
     },
     logger,
   );
-  return { book, teller, topups, balanceWatch };
+  return { book, teller, topups, balanceWatch, balanceGuard };
 }

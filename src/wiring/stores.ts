@@ -104,7 +104,8 @@ export function createStores(parts: {
     reminders: new RedisReminders(redis, keys),
     broadcasts: new RedisBroadcasts(redis, keys),
     alertLedger: new RedisAlertLedger(redis, keys),
-    lowBalance: new RedisLowBalanceLatch(redis, keys),
+    lowBalance: new RedisLowBalanceLatch(redis, keys, "balance-low"),
+    balanceStop: new RedisLowBalanceLatch(redis, keys, "balance-stop"),
     gate: new RedisUpdateGate(redis, keys, {
       lockMs: CHAT_LOCK_MS,
       sessionSeconds: SESSION_TTL_SECONDS,

@@ -1,6 +1,7 @@
 // The provider balance end to end: admins record readings and deposits with /balance, a top-up
 // charged in the ledger lowers the balance expected, bad input and strangers are answered and
-// nothing is stored.
+// nothing is stored; BALANCE_ALERT_BELOW alerts the admins once, BALANCE_STOP_BELOW refuses a
+// purchase the balance cannot pay before anything is charged.
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -129,5 +130,43 @@ describe("BALANCE_ALERT_BELOW", () => {
     expect((await again).text).toContain("expected at the provider is 10.00");
     await expectReply(admin, () => admin.sendText("/balance"), "Expected balance");
     expect(alerts()).toBe(2);
+  });
+});
+
+describe("BALANCE_STOP_BELOW", () => {
+  let stack: Stack;
+  let admin: ChatUser;
+  const stops = () => admin.messages().filter((m) => m.text?.includes("Purchases stopped")).length;
+  const tryTopUp = async (buyer: ChatUser, code: string, answer: string) => {
+    await expectReply(buyer, () => buyer.sendText(`/topup ${code}`), "Choose a package");
+    await expectReply(buyer, () => buyer.press(/Renew/), "Please confirm");
+    await expectReply(buyer, () => buyer.press(/Confirm/), answer, 15_000);
+  };
+
+  beforeAll(async () => {
+    stack = await startStack("balance-stop", {
+      ADMIN_USER_IDS: String(ADMIN),
+      BALANCE_STOP_BELOW: "0",
+    });
+    admin = stack.emulator.user({ id: ADMIN, first_name: "Admin", language_code: "en" });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("refuses a purchase the balance cannot pay before anything is charged, alerting once", async () => {
+    const buyer = stack.emulator.user({ id: 7_402, first_name: "Buyer", language_code: "en" });
+    await expectReply(admin, () => admin.sendText("/balance set 1"), "Expected balance");
+    const alert = admin.waitForText("Purchases stopped", { timeoutMs: 10_000 });
+    await tryTopUp(buyer, "1000001", "cannot be bought right now");
+    expect((await alert).text).toContain("would fall below 0.00");
+    await tryTopUp(buyer, "1000001", "cannot be bought right now");
+    expect(stack.sandbox.topups).toHaveLength(0);
+    expect(stops()).toBe(1);
+
+    await expectReply(admin, () => admin.sendText("/balance add 100000"), "Expected balance");
+    await tryTopUp(buyer, "1000001", "Top-up successful");
+    expect(stack.sandbox.topups).toHaveLength(1);
+    expect(stops()).toBe(1);
   });
 });

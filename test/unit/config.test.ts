@@ -387,7 +387,7 @@ describe("loadConfig", () => {
     expect(problemsOf({ ...valid, REFUND_USER_IDS: "x" })[0]).toMatch(/^REFUND_USER_IDS:/);
   });
 
-  it("BALANCE_ALERT_BELOW: off by default, an amount in minor units, a malformed one named", () => {
+  it("BALANCE_ALERT_BELOW and BALANCE_STOP_BELOW: off by default, an amount in minor units, a malformed one named", () => {
     expect(loadConfig(valid).balanceAlertBelowMinor).toBeUndefined();
     expect(loadConfig({ ...valid, BALANCE_ALERT_BELOW: "50000.5" }).balanceAlertBelowMinor).toBe(
       5_000_050n,
@@ -397,6 +397,11 @@ describe("loadConfig", () => {
         expect.stringMatching(/^BALANCE_ALERT_BELOW: must be an amount/),
       ]);
     }
+    expect(loadConfig(valid).balanceStopBelowMinor).toBeUndefined();
+    expect(loadConfig({ ...valid, BALANCE_STOP_BELOW: "0" }).balanceStopBelowMinor).toBe(0n);
+    expect(problemsOf({ ...valid, BALANCE_STOP_BELOW: "1,000" })).toEqual([
+      expect.stringMatching(/^BALANCE_STOP_BELOW: must be an amount/),
+    ]);
   });
 
   it("support chats are groups only: a private chat's id is refused by its position", () => {

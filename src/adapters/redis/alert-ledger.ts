@@ -48,18 +48,19 @@ export class RedisAlertLedger implements AlertLedger {
   }
 }
 
-/** The low-balance alert, sent by the first replica to see the balance low; no expiry. */
+/** A low-balance alert (kind), sent by the first replica to see the balance low; no expiry. */
 export class RedisLowBalanceLatch implements LowBalanceLatch {
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
+    private readonly kind: "balance-low" | "balance-stop",
   ) {}
 
   async fall(): Promise<boolean> {
-    return (await this.redis.set(this.keys.alert("balance-low"), "1", "NX")) === "OK";
+    return (await this.redis.set(this.keys.alert(this.kind), "1", "NX")) === "OK";
   }
 
   async rise(): Promise<void> {
-    await this.redis.del(this.keys.alert("balance-low"));
+    await this.redis.del(this.keys.alert(this.kind));
   }
 }

@@ -1,6 +1,6 @@
 // Operators are told when the provider refuses our token or stops answering, and when it
 // recovers, when customer lookups exceed their hourly budget, and when the provider balance
-// expected falls below BALANCE_ALERT_BELOW: every admin in a private chat, in their language,
+// expected falls below BALANCE_ALERT_BELOW or stops purchases (BALANCE_STOP_BELOW): every admin in a private chat, in their language,
 // and every support group.
 import type { Api } from "grammy";
 import type { LookupAlarm } from "../../domain/lookup-limit.js";
@@ -56,6 +56,16 @@ export class TelegramAlerts implements AlertChannel, LookupAlarm, BalanceAlarm {
       (language) => this.i18n.t(language, "alert-balance-low", amounts),
     );
     this.checkTold("balance-low", failed, total);
+  }
+
+  async balanceStop(amounts: { expected: string; price: string; below: string }): Promise<void> {
+    const { failed, total } = await tellOperators(
+      this.api,
+      this.subscribers,
+      this.recipients,
+      (language) => this.i18n.t(language, "alert-balance-stop", amounts),
+    );
+    this.checkTold("balance-stop", failed, total);
   }
 
   private checkTold(alert: string, failed: number, total: number): void {

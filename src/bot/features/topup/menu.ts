@@ -238,6 +238,12 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
       await ctx.answerCallbackQuery(t("menu-expired"));
       return;
     }
+    if (!(await deps.balanceAllows(bouquet.price))) {
+      await ctx.answerCallbackQuery();
+      ctx.session.journey = undefined;
+      await editQuietly(ctx, t("purchase-balance-stop"));
+      return;
+    }
     await ctx.answerCallbackQuery(t("processing"));
     const intent: PurchaseIntent = {
       intentId: selected.intentId,
