@@ -423,6 +423,7 @@ describe.each(LEDGER_ENGINES)("migration 0003-money-rules on %s", (engine) => {
       "0004-purchase-versions",
       "0005-esewa",
       "0006-payment-offers",
+      "0007-provider-balance",
     ]);
     expect(await appliedNames(db)).toEqual([
       "0001-purchases",
@@ -431,8 +432,10 @@ describe.each(LEDGER_ENGINES)("migration 0003-money-rules on %s", (engine) => {
       "0004-purchase-versions",
       "0005-esewa",
       "0006-payment-offers",
+      "0007-provider-balance",
     ]);
-    // With the later migrations' own (0006: offers recorded, a payment only by a method offered).
+    // With the later migrations' own (0006: offers recorded, a payment only by a method offered;
+    // 0007: provider balance entries append-only, purchases' charged_at).
     expect(await rulesPresent(db)).toEqual([
       "payments_applied_amount",
       "payments_applied_amount_changed",
@@ -440,8 +443,10 @@ describe.each(LEDGER_ENGINES)("migration 0003-money-rules on %s", (engine) => {
       "payments_applied_offered_changed",
       "payments_refuse_other_amount",
       "payments_refuse_unoffered",
+      "provider_balance_entries_append_only",
       "purchase_transitions",
       "purchases_asked_change",
+      "purchases_charged_at",
       "purchases_offer_changed",
       "purchases_offer_created",
       "purchases_phase_change",
