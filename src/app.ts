@@ -14,6 +14,7 @@ import { createHttp } from "./wiring/http.js";
 import { createPayments } from "./wiring/payments.js";
 import { createProvider } from "./wiring/provider.js";
 import { createPurchases } from "./wiring/purchases.js";
+import { createReconciliation } from "./wiring/reconciliation.js";
 import { createStores } from "./wiring/stores.js";
 import { createWorkers } from "./wiring/workers.js";
 
@@ -48,6 +49,8 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const purchases = createPurchases(core);
   const payments = createPayments({ ...core, purchases });
   const workers = createWorkers({ ...core, purchases, payments });
+  // The daily audit of the ledger against the payment systems and the provider (/reconcile).
+  const reconciliation = createReconciliation({ ...core, client: provider.client, payments });
   metrics.watch(
     stores.redisHealthy,
     () => stores.ledger.healthy,
@@ -57,7 +60,13 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
 
   // The bot, and the HTTP listeners: the webhook (without it, the bot polls), the Khalti
   // return page, health and metrics.
-  const bot = createTelegramBot({ ...core, purchases, payments, workers });
+  const bot = createTelegramBot({
+    ...core,
+    purchases,
+    payments,
+    workers,
+    reconciliations: reconciliation.runs,
+  });
   const readiness = new Readiness(stores.healthy);
   const http = createHttp({
     ...base,
@@ -77,6 +86,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     purchases,
     payments,
     workers,
+    reconciliation: reconciliation.schedule,
     bot,
     i18n: telegram.i18n,
     http,

@@ -16,6 +16,19 @@ const unsetIfEmpty = (value: unknown) =>
 const required = (what: string) =>
   z.preprocess(unsetIfEmpty, z.string({ error: `required: ${what}` }));
 
+/** A time of day as HH:MM in the provider's zone; unset: off. */
+const timeOfDay = () =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, {
+        error: "must be a time of day as HH:MM (24-hour, in PROVIDER_TIMEZONE), such as 07:30",
+      })
+      .transform((time) => ({ hour: Number(time.slice(0, 2)), minute: Number(time.slice(3)) }))
+      .optional(),
+  );
+
 const wholeNumber = (fallback: number, min: number, max: number, unit: string) =>
   z.preprocess(
     unsetIfEmpty,
@@ -235,16 +248,10 @@ const variables = z.object({
       .optional(),
   ),
   ADMIN_USER_IDS: idList("Telegram user ids"),
-  DAILY_REPORT_AT: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, {
-        error: "must be a time of day as HH:MM (24-hour, in PROVIDER_TIMEZONE), such as 07:30",
-      })
-      .transform((time) => ({ hour: Number(time.slice(0, 2)), minute: Number(time.slice(3)) }))
-      .optional(),
-  ),
+  DAILY_REPORT_AT: timeOfDay(),
+  RECONCILE_AT: timeOfDay(),
+  RECONCILE_RATE_PER_SECOND: wholeNumber(5, 1, 100, "calls a second"),
+  RECONCILE_LEASE_SECONDS: wholeNumber(60, 1, 3_600, "seconds"),
   SUPPORT_CHAT_IDS: groupIdList(),
   STAFF_USER_IDS: userIdList(),
   REFUND_USER_IDS: userIdList(),
@@ -666,6 +673,14 @@ const schema = environment.transform((e) => ({
   balanceStopBelowMinor: balanceAmount(e, "BALANCE_STOP_BELOW"),
   /** Yesterday's report to every admin at this time of day; undefined: off. */
   dailyReportAt: e.DAILY_REPORT_AT,
+  reconciliation: {
+    /** Yesterday's reconciliation, sent to every admin, at this time of day; undefined: off. */
+    at: e.RECONCILE_AT,
+    /** Calls to the outside parties a second, all together, retries included. */
+    ratePerSecond: e.RECONCILE_RATE_PER_SECOND,
+    /** A run whose instance wrote nothing for this long is taken over by another. */
+    leaseMs: e.RECONCILE_LEASE_SECONDS * 1000,
+  },
   supportChatIds: e.SUPPORT_CHAT_IDS,
   roles: {
     /** undefined: the support groups' own administrators are staff. */

@@ -8,6 +8,7 @@ import type { Logger } from "./adapters/logger.js";
 import type { ProviderClient } from "./adapters/provider/client.js";
 import { ALLOWED_UPDATES } from "./bot/bot.js";
 import { registerCommands } from "./bot/commands.js";
+import type { ReconciliationSchedule } from "./bot/features/reconcile/daily.js";
 import type { Translator } from "./bot/shared/i18n.js";
 import type { Config } from "./config.js";
 import type { TelegramBot } from "./wiring/bot.js";
@@ -50,6 +51,7 @@ export function createLifecycle(parts: {
   purchases: Purchases;
   payments: Payments | undefined;
   workers: Workers;
+  reconciliation: ReconciliationSchedule;
   bot: TelegramBot;
   i18n: Translator;
   http: HttpServers;
@@ -77,6 +79,7 @@ export function createLifecycle(parts: {
       workers.reconciler.stop(),
       workers.reminders.stop(),
       dailyReports?.stop(),
+      parts.reconciliation.stop(),
       workers.queue.close(),
     ]);
     await Promise.race([settling, handOverTime()]);
@@ -113,6 +116,7 @@ export function createLifecycle(parts: {
       workers.reconciler.start();
       workers.reminders.start();
       dailyReports?.start();
+      parts.reconciliation.start();
       workers.queue.start();
       readiness.markStarted();
       const mode = webhook ? "webhook" : "long polling";

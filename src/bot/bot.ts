@@ -16,6 +16,7 @@ import { createHistory } from "./features/history/index.js";
 import { createLanguage } from "./features/language/index.js";
 import { paymentConfirmations, unexpectedPayments } from "./features/payments/confirmations.js";
 import { createPayments } from "./features/payments/index.js";
+import { createReconcile } from "./features/reconcile/index.js";
 import { createReminders } from "./features/reminders/index.js";
 import { createReport } from "./features/report/index.js";
 import { start } from "./features/start/index.js";
@@ -161,6 +162,7 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   bot.use(createBroadcast(deps));
   bot.use(createReport(deps));
   bot.use(createBalance(deps));
+  bot.use(createReconcile(deps));
   bot.use(start, createLanguage(topup.showCurrentScreen), createCancel(deps));
   bot.use(createSupport(deps));
   bot.use(fallback);

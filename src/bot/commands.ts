@@ -20,6 +20,8 @@ const ADMIN_COMMANDS = [
   "broadcast_cancel",
   "reminder_stats",
   "balance",
+  "reconcile",
+  "resolve",
 ] as const;
 
 /**

@@ -7,6 +7,7 @@ import type { PaymentService } from "../domain/payment-service.js";
 import type { ProviderPort } from "../domain/ports.js";
 import type { ProviderBalanceLedger } from "../domain/provider-balance.js";
 import type { PurchaseStore } from "../domain/purchase.js";
+import type { Reconciliations } from "../domain/reconciliation-runs.js";
 import type { RefundDesk } from "../domain/refunds.js";
 import type { ReminderStore } from "../domain/reminders.js";
 import type { ReportSource } from "../domain/report.js";
@@ -63,6 +64,8 @@ export interface BotDeps {
   checkBalance(): Promise<void>;
   /** False when the provider balance cannot pay this price (BALANCE_STOP_BELOW). */
   balanceAllows(price: string): Promise<boolean>;
+  /** The daily reconciliation's runs and findings (/reconcile, /resolve). */
+  reconciliations: Reconciliations;
   /** Exactly once, one chat at a time, the session: see shared/update-gate.ts. */
   gate: UpdateGate;
   drafts: DraftStore;

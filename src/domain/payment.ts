@@ -1,5 +1,6 @@
 // What a payment is to the domain, whatever system took it: the amount asked in the currency's
 // minor units, the references the payment system gave, and the port each system implements.
+import type { PaymentRecord } from "./daily-reconciliation.js";
 import type { Amount } from "./money.js";
 import type { Claim, PaymentCharge, PaymentMethod, Purchase, PurchasePayment } from "./purchase.js";
 
@@ -97,6 +98,12 @@ export interface PaymentSystem {
   refund?(refund: Refund): Promise<"refunded" | "refused">;
   /** The system holds a payment (Khalti's Pending): tells the buyer to wait, not to pay again. */
   pending?(purchase: Purchase): Promise<void>;
+  /**
+   * Systems that can be asked (not Telegram Payments): what the system itself records of the
+   * payment with this handle (offered for `minor`), for the daily reconciliation. Throws when
+   * it cannot be asked, or its answer cannot be read.
+   */
+  audit?(handle: string, minor: number): Promise<PaymentRecord>;
 }
 
 /** Telegram's invoice in its buyer's chat: sent, and deleted (a deleted invoice cannot be paid). */

@@ -39,10 +39,20 @@ export interface ExpectedBalance {
   chargedSinceMinor: bigint;
 }
 
+/** A reading of the portal beside the balance expected just before it, in minor units. */
+export interface BalanceDrift {
+  at: Date;
+  readingMinor: bigint;
+  /** The reading before (0 when none) plus deposits less top-ups charged since, up to it. */
+  expectedMinor: bigint;
+}
+
 /** The ledger of the provider balance: entries are only ever added. */
 export interface ProviderBalanceLedger {
   record(entry: BalanceEntry): Promise<void>;
   expected(): Promise<ExpectedBalance>;
+  /** Every reading recorded from day `first` to day `last` (YYYY-MM-DD, in `timeZone`). */
+  drifts(first: string, last: string, timeZone: string): Promise<BalanceDrift[]>;
 }
 
 /** Once-only across replicas: the balance is low until it is seen back at or above the line. */

@@ -17,6 +17,7 @@ import { StaffRoles } from "../bot/shared/staff.js";
 import type { Config } from "../config.js";
 import { LookupLimit } from "../domain/lookup-limit.js";
 import type { ProviderHealth } from "../domain/provider-health.js";
+import type { Reconciliations } from "../domain/reconciliation-runs.js";
 import type { Payments } from "./payments.js";
 import type { Purchases } from "./purchases.js";
 import type { Stores } from "./stores.js";
@@ -44,6 +45,7 @@ export function createTelegramBot(parts: {
   purchases: Purchases;
   payments: Payments | undefined;
   workers: Workers;
+  reconciliations: Reconciliations;
 }): TelegramBot {
   const { config, logger, stores, telegram, payments } = parts;
   const staff = new StaffRoles({
@@ -62,6 +64,7 @@ export function createTelegramBot(parts: {
     purchases: stores.purchases,
     reports: stores.reports,
     providerBalance: stores.providerBalance,
+    reconciliations: parts.reconciliations,
     checkBalance: async () => parts.purchases.balanceWatch?.check(),
     balanceAllows: async (price) => parts.purchases.balanceGuard?.allows(price) ?? true,
     gate: stores.gate,

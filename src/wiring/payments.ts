@@ -29,6 +29,7 @@ const JOURNAL_RETRY_MS = 1_000;
 export interface Payments {
   /** The methods offered, in the order of the buyer's buttons. */
   methods: PaymentMethod[];
+  systems: PaymentSystems;
   service: PaymentService;
   refunds: RefundDesk;
   /** Refunds made by hand that the system's own check can see done (eSewa's FULL_REFUND). */
@@ -106,7 +107,7 @@ export function createPayments(parts: {
     watched.size > 0
       ? new RefundWatch(stores.purchases, purchases.book, watched, refunds, payment.checkMs, logger)
       : undefined;
-  return { methods: [...systems.keys()], service, refunds, watch };
+  return { methods: [...systems.keys()], systems, service, refunds, watch };
 }
 
 type SystemFactory<M extends PaymentMethod> = (

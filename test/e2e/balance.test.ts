@@ -53,16 +53,21 @@ describe("/balance", () => {
   });
 
   it("records a reading and a deposit, and subtracts the top-ups charged since", async () => {
+    // Each entry is answered twice (recorded, then the balance): wait for the second, so that a
+    // late one is not taken for the answer to the next command.
     await expectReply(
       admin,
       () => admin.sendText("/balance set 1000.50"),
-      "Reading of 1000.50 recorded.",
+      "Expected balance at the provider: 1000.50",
     );
     await expectReply(
       admin,
       () => admin.sendText("/balance add 500 bank transfer"),
-      "Deposit of 500.00 recorded.",
+      "Expected balance at the provider: 1500.50",
     );
+    const texts = admin.messages().map((m) => m.text);
+    expect(texts).toContain("Reading of 1000.50 recorded.");
+    expect(texts).toContain("Deposit of 500.00 recorded.");
     await insertRows(ledger, [ledgerRow({ created_at: new Date(), phase: "charged" })]);
     const reply = await expectReply(admin, () => admin.sendText("/balance"), /Expected balance/);
     expect(reply.text).toContain("Expected balance at the provider: 800.50");

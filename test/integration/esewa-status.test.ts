@@ -5,12 +5,14 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { EsewaPayments } from "../../src/adapters/payments/esewa.js";
 import { esewaForm } from "../../src/adapters/payments/esewa-signature.js";
 import {
   EsewaStatusClient,
   type EsewaStatusResult,
   type EsewaUnknownReason,
 } from "../../src/adapters/payments/esewa-status.js";
+import type { PaymentLinkChannel } from "../../src/domain/payment.js";
 import {
   createEsewaSandbox,
   type EsewaSandbox,
@@ -176,6 +178,74 @@ describe("eSewa's own answers", () => {
     } finally {
       await strings.close();
     }
+  });
+});
+
+describe("eSewa's record of a payment, for the daily reconciliation", () => {
+  const links: PaymentLinkChannel = {
+    show: async () => "message",
+    pending: async () => undefined,
+    hide: async () => undefined,
+  };
+  const systemAt = (statusUrl: string) =>
+    new EsewaPayments(
+      {
+        productCode: TEST_PRODUCT_CODE,
+        secretKey: TEST_SECRET_KEY,
+        formUrl: esewa.formUrl,
+        statusUrl,
+        timeoutMs: 1_000,
+        pages: {
+          pay: "http://127.0.0.1/pay/",
+          success: "http://127.0.0.1/s",
+          failure: "http://127.0.0.1/f/",
+        },
+      },
+      links,
+    );
+
+  it("paid for the amount asked, refunded, or none made", async () => {
+    const system = systemAt(esewa.statusUrl);
+    const paid = await offered("65.50");
+    esewa.pay(paid.transactionUuid);
+    expect(await system.audit(paid.transactionUuid, 6_550)).toEqual({
+      paid: true,
+      refunded: false,
+      amountMinor: 6_550n,
+    });
+    // Asked with another amount, eSewa knows no such payment.
+    expect(await system.audit(paid.transactionUuid, 6_500)).toEqual({
+      paid: false,
+      refunded: false,
+      amountMinor: 0n,
+    });
+    esewa.setStatus(paid.transactionUuid, "PARTIAL_REFUND");
+    expect(await system.audit(paid.transactionUuid, 6_550)).toEqual({
+      paid: true,
+      refunded: true,
+      amountMinor: 6_550n,
+    });
+    esewa.setStatus(paid.transactionUuid, "FULL_REFUND");
+    expect(await system.audit(paid.transactionUuid, 6_550)).toMatchObject({ refunded: true });
+    const none = { paid: false, refunded: false, amountMinor: 0n };
+    expect(await system.audit((await offered()).transactionUuid, 100_000)).toEqual(none);
+    const canceled = await offered();
+    esewa.cancel(canceled.transactionUuid);
+    expect(await system.audit(canceled.transactionUuid, 100_000)).toEqual(none);
+    const pending = await offered();
+    esewa.leavePending(pending.transactionUuid);
+    expect(await system.audit(pending.transactionUuid, 100_000)).toEqual(none);
+  });
+
+  it("throws when eSewa's answer says nothing", async () => {
+    const payment = await offered();
+    esewa.pay(payment.transactionUuid);
+    esewa.faults.statusFails(1, "http-503");
+    await expect(
+      systemAt(esewa.statusUrl).audit(payment.transactionUuid, 100_000),
+    ).rejects.toMatchObject({
+      name: "EsewaUnavailableError",
+    });
   });
 });
 

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KhaltiPayments } from "../../src/adapters/payments/khalti.js";
-import type { PaymentLinkChannel } from "../../src/domain/payment.js";
+import type { PaymentLinkChannel, Refund } from "../../src/domain/payment.js";
 import type { Purchase } from "../../src/domain/purchase.js";
 import { createKhaltiSandbox, type KhaltiSandbox } from "../../tools/khalti-sandbox/server.js";
 import { freePort } from "../support/ports.js";
@@ -101,6 +101,66 @@ describe("any other answer cannot be read: asked again later", () => {
   it("no answer at all (connection refused)", async () => {
     const nowhere = paymentsAt(`http://127.0.0.1:${await freePort()}`);
     await expect(nowhere.lookup(withOffer("pidx-1"))).rejects.toMatchObject({
+      name: "KhaltiUnavailableError",
+    });
+  });
+});
+
+describe("Khalti's record of a payment, for the daily reconciliation", () => {
+  it("paid, refunded, or none made, with the amount Khalti states", async () => {
+    expect(await direct.audit("no-such-pidx")).toEqual({
+      paid: false,
+      refunded: false,
+      amountMinor: 0n,
+    });
+    const waiting = await offered();
+    expect(await direct.audit(waiting)).toEqual({
+      paid: false,
+      refunded: false,
+      amountMinor: 70_000n,
+    });
+    const short = await offered();
+    khalti.pay(short, { amount: 69_950 });
+    expect(await direct.audit(short)).toEqual({
+      paid: true,
+      refunded: false,
+      amountMinor: 69_950n,
+    });
+    const refunded = await offered();
+    const { transactionId } = khalti.pay(refunded);
+    expect(await direct.refund({ providerChargeId: transactionId } as Refund)).toBe("refunded");
+    expect(await direct.audit(refunded)).toEqual({
+      paid: true,
+      refunded: true,
+      amountMinor: 70_000n,
+    });
+    const expired = await offered();
+    khalti.expire(expired);
+    expect(await direct.audit(expired)).toMatchObject({ paid: false, refunded: false });
+  });
+
+  it.each([
+    ["Partially Refunded", { paid: true, refunded: true, amountMinor: 70_000n }],
+    ["User canceled", { paid: false, refunded: false, amountMinor: 70_000n }],
+    ["Pending", { paid: false, refunded: false, amountMinor: 70_000n }],
+    ["Something new", { paid: false, refunded: false, amountMinor: 70_000n }],
+  ])("%s", async (status, record) => {
+    const text = JSON.stringify({ pidx: "pidx-1", status, total_amount: 70_000 });
+    proxied = { status: 200, contentType: "application/json", text };
+    expect(await behindProxy.audit("pidx-1")).toEqual(record);
+  });
+
+  it("throws for a payment made with no amount, and for an answer that is not Khalti's", async () => {
+    proxied = {
+      status: 200,
+      contentType: "application/json",
+      text: '{"pidx":"pidx-1","status":"Completed","total_amount":"x"}',
+    };
+    await expect(behindProxy.audit("pidx-1")).rejects.toMatchObject({
+      name: "KhaltiUnavailableError",
+    });
+    proxied = { status: 502, contentType: "text/html", text: "<html>502</html>" };
+    await expect(behindProxy.audit("pidx-1")).rejects.toMatchObject({
       name: "KhaltiUnavailableError",
     });
   });

@@ -29,6 +29,7 @@ describe("migrations", () => {
       "0005-esewa",
       "0006-payment-offers",
       "0007-provider-balance",
+      "0008-reconciliation",
     ]);
     await Promise.all(replicas.map((replica) => replica.close()));
   });
@@ -60,7 +61,7 @@ describe("migrations", () => {
     const code = await new Promise((resolve) => migrate.once("exit", resolve));
     expect(code).toBe(0);
     expect(output).toContain(
-      '"applied":["0001-purchases","0002-payments","0003-money-rules","0004-purchase-versions","0005-esewa","0006-payment-offers","0007-provider-balance"]',
+      '"applied":["0001-purchases","0002-payments","0003-money-rules","0004-purchase-versions","0005-esewa","0006-payment-offers","0007-provider-balance","0008-reconciliation"]',
     );
   });
 });

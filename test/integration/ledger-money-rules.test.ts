@@ -424,6 +424,7 @@ describe.each(LEDGER_ENGINES)("migration 0003-money-rules on %s", (engine) => {
       "0005-esewa",
       "0006-payment-offers",
       "0007-provider-balance",
+      "0008-reconciliation",
     ]);
     expect(await appliedNames(db)).toEqual([
       "0001-purchases",
@@ -433,6 +434,7 @@ describe.each(LEDGER_ENGINES)("migration 0003-money-rules on %s", (engine) => {
       "0005-esewa",
       "0006-payment-offers",
       "0007-provider-balance",
+      "0008-reconciliation",
     ]);
     // With the later migrations' own (0006: offers recorded, a payment only by a method offered;
     // 0007: provider balance entries append-only, purchases' charged_at).

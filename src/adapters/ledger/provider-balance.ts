@@ -2,6 +2,7 @@
 // and the balance expected from the last reading, the deposits since and the top-ups charged since.
 import { sql } from "kysely";
 import type {
+  BalanceDrift,
   BalanceEntry,
   ExpectedBalance,
   ProviderBalanceLedger,
@@ -24,7 +25,7 @@ export class ProviderBalanceStore implements ProviderBalanceLedger {
   }
 
   expected(): Promise<ExpectedBalance> {
-    const scale = sql.lit(10 ** this.minorDigits);
+    const scale = this.scale();
     return this.ledger.run(async (db) => {
       const { rows } = await sql<{
         reading: string | null;
@@ -59,5 +60,45 @@ export class ProviderBalanceStore implements ProviderBalanceLedger {
         chargedSinceMinor: charged,
       };
     });
+  }
+
+  /**
+   * Each reading of those days against what `expected()` would have said just before it: the
+   * reading before it, the deposits recorded between the two and the top-ups charged since.
+   */
+  drifts(first: string, last: string, timeZone: string): Promise<BalanceDrift[]> {
+    const scale = this.scale();
+    return this.ledger.run(async (db) => {
+      const { rows } = await sql<{ at: Date; reading: string; expected: string }>`
+        WITH readings AS (
+          SELECT id, amount_minor, recorded_at,
+                 lag(id) OVER byId AS before_id,
+                 lag(amount_minor) OVER byId AS before_minor,
+                 lag(recorded_at) OVER byId AS before_at
+            FROM provider_balance_entries WHERE kind = 'reading'
+            WINDOW byId AS (ORDER BY id))
+        SELECT r.recorded_at AS at, r.amount_minor::text AS reading,
+               (coalesce(r.before_minor, 0)
+                + (SELECT coalesce(sum(amount_minor), 0) FROM provider_balance_entries
+                    WHERE kind = 'deposit' AND id > coalesce(r.before_id, 0) AND id < r.id)
+                - (SELECT coalesce(round(sum(coalesce(txn_amount, price)) * ${scale}), 0)
+                     FROM purchases WHERE phase = 'charged'
+                      AND charged_at > coalesce(r.before_at, '-infinity')
+                      AND charged_at <= r.recorded_at))::bigint::text AS expected
+          FROM readings r
+         WHERE r.recorded_at >= (${first}::date::timestamp AT TIME ZONE ${timeZone})
+           AND r.recorded_at < ((${last}::date + 1)::timestamp AT TIME ZONE ${timeZone})
+         ORDER BY r.id`.execute(db);
+      return rows.map((row) => ({
+        at: new Date(row.at),
+        readingMinor: BigInt(row.reading),
+        expectedMinor: BigInt(row.expected),
+      }));
+    });
+  }
+
+  /** Decimal amounts to minor units, as a literal of the query. */
+  private scale() {
+    return sql.lit(10 ** this.minorDigits);
   }
 }

@@ -5,6 +5,7 @@
 // withdrawn offer loses its buttons, and a payment made on it anyway is owed back. eSewa
 // publishes no refund API either: a refund owed is a person's task (/refunds, /refunded).
 import { createHash, randomBytes } from "node:crypto";
+import type { PaymentRecord } from "../../domain/daily-reconciliation.js";
 import {
   fromMinorUnits,
   type PaymentLinkChannel,
@@ -111,6 +112,30 @@ export class EsewaPayments implements PaymentSystem {
         return { state: "refunded" };
       case "partially-refunded":
         return { state: "refunded", partial: true };
+      case "unknown":
+        throw new EsewaUnavailableError(found.reason);
+    }
+  }
+
+  /**
+   * eSewa's record of the transaction_uuid, asked with the amount its form posted: COMPLETE is
+   * for exactly that amount (another is not found), a refund's amount is not said.
+   */
+  async audit(uuid: string, minor: number): Promise<PaymentRecord> {
+    const found = await this.status.check({
+      transactionUuid: uuid,
+      totalAmount: fromMinorUnits(minor, RUPEE_DIGITS),
+    });
+    switch (found.state) {
+      case "paid":
+        return { paid: true, refunded: false, amountMinor: BigInt(minor) };
+      case "refunded":
+      case "partially-refunded":
+        return { paid: true, refunded: true, amountMinor: BigInt(minor) };
+      case "not-found":
+      case "canceled":
+      case "pending":
+        return { paid: false, refunded: false, amountMinor: 0n };
       case "unknown":
         throw new EsewaUnavailableError(found.reason);
     }

@@ -5,6 +5,7 @@
 // only its own JSON says it does not know a payment.
 // Khalti cannot cancel a link: a withdrawn one loses its buttons, and a payment made on it
 // anyway is owed back.
+import type { PaymentRecord } from "../../domain/daily-reconciliation.js";
 import type {
   PaymentLinkChannel,
   PaymentLookup,
@@ -17,6 +18,12 @@ import { type HttpPool, httpPool } from "../http-client.js";
 
 /** Khalti takes no less than NPR 10. */
 const KHALTI_MINIMUM_PAISA = 1_000;
+/** The lookup's statuses of a payment made; any other (Pending, Expired, …) is none made. */
+const KHALTI_PAID: ReadonlyMap<string, "paid" | "refunded"> = new Map([
+  ["Completed", "paid"],
+  ["Refunded", "refunded"],
+  ["Partially Refunded", "refunded"],
+]);
 
 export interface KhaltiOptions {
   baseUrl: string;
@@ -90,6 +97,17 @@ export class KhaltiPayments implements PaymentSystem {
       default:
         return { state: "waiting", pending: false };
     }
+  }
+
+  /** Khalti's record of the pidx: paid (and refunded) only with an amount Khalti states. */
+  async audit(pidx: string): Promise<PaymentRecord> {
+    const found = await this.khalti.lookup(pidx);
+    if (!found.found) return { paid: false, refunded: false, amountMinor: 0n };
+    const amountMinor = found.totalAmount === null ? null : BigInt(found.totalAmount);
+    const paid = KHALTI_PAID.get(found.status);
+    if (paid === undefined) return { paid: false, refunded: false, amountMinor: amountMinor ?? 0n };
+    if (amountMinor === null) throw new KhaltiUnavailableError("lookup stated no amount paid");
+    return { paid: true, refunded: paid === "refunded", amountMinor };
   }
 
   refund(refund: Refund): Promise<"refunded" | "refused"> {

@@ -7,6 +7,7 @@ import { purchaseVersions } from "./0004-purchase-versions.js";
 import { esewa } from "./0005-esewa.js";
 import { paymentOffers } from "./0006-payment-offers.js";
 import { providerBalance } from "./0007-provider-balance.js";
+import { reconciliation } from "./0008-reconciliation.js";
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001-purchases": purchases,
@@ -16,4 +17,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0005-esewa": esewa,
   "0006-payment-offers": paymentOffers,
   "0007-provider-balance": providerBalance,
+  "0008-reconciliation": reconciliation,
 };

@@ -1,0 +1,30 @@
+## दैनिक मिलान (प्रशासक)
+
+command-reconcile = भुक्तानी प्रणाली र प्रदायकसँग एक दिनको मिलान गर्नुहोस्
+command-resolve = मिलानको एउटा भेटिएको कुरा समाधान भएको चिन्ह लगाउनुहोस्
+reconcile-started = 🔎 { $days } को मिलान हुँदैछ: हरेक भुक्तानी प्रणाली र प्रदायकलाई बिस्तारै सोधिन्छ। नतिजा यहीँ आउनेछ।
+reconcile-malformed = सुरु गरिएन: दिन YYYY-MM-DD वा दायरा 2026-11-01..2026-11-30 जस्तो दिनुहोस् ({ $zone } का दिन), जस्तै /reconcile { $yesterday }
+reconcile-reversed = सुरु गरिएन: दायरा सुरु हुनुअघि नै सकिन्छ।
+reconcile-too-long = सुरु गरिएन: दायरामा बढीमा ३१ दिन हुन्छन्।
+reconcile-clean = ✅ { $days }: हरेक खरिद मिल्यो ({ $purchases } खरिद)।
+reconcile-title = 🔎 <b>{ $days } को मिलान</b>: { $purchases } खरिद, { $count } खुला कुरा भेटिए।
+reconcile-kind = • { $label }: { $count }
+reconcile-earlier = अघिल्ला दिनदेखि अझै खुला: { $count }
+reconcile-earlier-line = • #{ $id } { $day }: { $label }, खरिद { $purchase }
+reconcile-more = … र थप { $count } (फाइलमा)।
+reconcile-drift = { $at } मा पढिएको प्रदायक ब्यालेन्स: { $reading }, अपेक्षित { $expected } (फरक { $drift })।
+reconcile-resolve-hint = हरेक कुरा, त्यसका आईडी, रकम र अर्को कदम फाइलमा छन्; /resolve ID टिप्पणी ले समाधान भएको चिन्ह लगाउनुहोस्।
+reconcile-telegram = कार्ड भुक्तानी (Telegram Payments) लाई सोध्न सकिँदैन: टेलिग्रामले पुष्टि गरेअनुसार तुलना गरिन्छ।
+resolve-done = कुरा #{ $id } समाधान भयो।
+resolve-unknown = #{ $id } नम्बरको कुनै खुला कुरा छैन।
+resolve-usage = /resolve ID टिप्पणी प्रयोग गर्नुहोस्, जस्तै /resolve 12 बैंकमा हातैले फिर्ता गरियो।
+finding-paid-not-settled = भुक्तानी भयो, न टप-अप न फिर्ता
+finding-topped-up-unpaid = भुक्तानी रेकर्ड नभई टप-अप भयो
+finding-amount-differs = रकम फरक छ
+finding-refunded-outside-only = भुक्तानी प्रणालीमा फिर्ता, लेजरमा छैन
+finding-refunded-ledger-only = लेजरमा फिर्ता, भुक्तानी प्रणालीमा छैन
+finding-provider-charged-unexpectedly = प्रदायकमा कार्यान्वयन भयो, लेजरमा चार्ज छैन
+finding-payment-not-found = भुक्तानी रेकर्ड छ, भुक्तानी प्रणालीलाई थाहा छैन
+finding-paid-twice = दुई पटक भुक्तानी
+finding-topped-up-twice = दुई पटक टप-अप
+finding-not-asked = सोध्न सकिएन

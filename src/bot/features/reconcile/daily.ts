@@ -1,0 +1,72 @@
+// RECONCILE_AT: yesterday's reconciliation at that time of day in the provider's zone, run once
+// across replicas and restarts (the ledger holds one scheduled run per day) and sent to every
+// admin. One missed because no instance ran at the time runs when the first one is up, until
+// midnight. Whether or not it is set, runs left by an instance that died are taken over here
+// once their lease lapsed, and reports that did not go out are sent.
+import { DateTime } from "luxon";
+import type { Log } from "../../../domain/ports.js";
+import type { Reconciliations } from "../../../domain/reconciliation-runs.js";
+import { yesterdayIn } from "./index.js";
+
+interface ScheduleOptions {
+  at: { hour: number; minute: number } | undefined;
+  zone: string;
+  /** How often runs whose holder died are looked for: the runs' lease. */
+  lookEveryMs: number;
+}
+
+export class ReconciliationSchedule {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly runs: Reconciliations,
+    private readonly options: ScheduleOptions,
+    private readonly log: Log,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.later(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    const runs = this.runs.stop();
+    await this.running;
+    await runs;
+  }
+
+  /** Does what is due now; returns how long until it should look again. */
+  async pass(): Promise<number> {
+    const { at, zone, lookEveryMs } = this.options;
+    let next = lookEveryMs;
+    try {
+      if (at) {
+        const now = this.now();
+        const due = DateTime.fromMillis(now, { zone }).set({ ...at, second: 0, millisecond: 0 });
+        if (now >= due.toMillis()) await this.runs.scheduled(yesterdayIn(zone, now));
+        else next = Math.min(next, due.toMillis() - now);
+      }
+      await this.runs.resume();
+    } catch (error) {
+      this.log.warn({ err: error }, "reconciliation not done yet");
+    }
+    return next;
+  }
+
+  private later(delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.pass().then((next) => {
+        this.running = undefined;
+        this.later(next);
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,78 @@
+// The daily reconciliation (issue 32): the ledger's days and runs, each payment system's own
+// record (PaymentSystem.audit) and the provider's txn-status, paced; the reports to the admins;
+// RECONCILE_AT's schedule, which also takes over runs an instance left.
+import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import { LedgerDays } from "../adapters/ledger/reconciliation-days.js";
+import { ReconciliationStore } from "../adapters/ledger/reconciliation-store.js";
+import type { Logger } from "../adapters/logger.js";
+import type { ProviderClient } from "../adapters/provider/client.js";
+import { ReconciliationSchedule } from "../bot/features/reconcile/daily.js";
+import { sendReconciliation } from "../bot/features/reconcile/delivery.js";
+import type { TelegramPorts } from "../bot/ports.js";
+import type { Config } from "../config.js";
+import { PacedAsker } from "../domain/paced-asking.js";
+import { Reconciliations } from "../domain/reconciliation-runs.js";
+import { daySources, type PaymentAudit } from "../domain/reconciliation-sources.js";
+import type { Payments } from "./payments.js";
+import type { Stores } from "./stores.js";
+
+/** Tries of each call to an outside party before it is reported as not asked. */
+const ASK_ATTEMPTS = 3;
+
+export interface Reconciliation {
+  runs: Reconciliations;
+  schedule: ReconciliationSchedule;
+}
+
+export function createReconciliation(parts: {
+  config: Config;
+  logger: Logger;
+  stores: Stores;
+  /** The provider itself, not its health: a reconciliation never pauses or alerts top-ups. */
+  client: ProviderClient;
+  payments: Payments | undefined;
+  telegram: TelegramPorts;
+}): Reconciliation {
+  const { config, logger, stores, telegram } = parts;
+  const settings = config.reconciliation;
+  const minorDigits = config.payment?.minorDigits ?? 2;
+  const zone = config.provider.timeZone;
+  const audits = new Map<string, PaymentAudit>();
+  for (const [method, system] of parts.payments?.systems ?? []) {
+    if (system.audit) audits.set(method, system.audit.bind(system));
+  }
+  const asker = new PacedAsker({
+    ratePerSecond: settings.ratePerSecond,
+    attempts: ASK_ATTEMPTS,
+    sleep: (ms) => sleep(ms),
+    now: Date.now,
+  });
+  const runs = new Reconciliations(
+    new ReconciliationStore(stores.ledger),
+    daySources(
+      new LedgerDays(stores.ledger, { timeZone: zone, minorDigits }),
+      audits,
+      parts.client,
+      asker,
+      minorDigits,
+      logger,
+    ),
+    (first, last) => stores.providerBalance.drifts(first, last, zone),
+    (report) =>
+      sendReconciliation(telegram.api, report, {
+        config,
+        i18n: telegram.i18n,
+        subscribers: stores.subscribers,
+        logger,
+      }),
+    { holder: `${hostname()}:${process.pid}`, leaseMs: settings.leaseMs },
+    logger,
+  );
+  const schedule = new ReconciliationSchedule(
+    runs,
+    { at: settings.at, zone, lookEveryMs: settings.leaseMs },
+    logger,
+  );
+  return { runs, schedule };
+}

@@ -1,0 +1,100 @@
+// The reconciliation's runs and findings, on a real PostgreSQL server and on PGlite: the daily
+// schedule runs a day once, admins as often as they like; a run is held under a lease and taken
+// over where it stopped; an open finding is not opened twice, a "not asked" is closed by a later
+// run that asked; findings keep exact amounts and stay open until resolved with a note.
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { ReconciliationStore } from "../../src/adapters/ledger/reconciliation-store.js";
+import type { Finding } from "../../src/domain/daily-reconciliation.js";
+import { LEDGER_ENGINES, testLedger } from "../support/ledger-fixture.js";
+
+const finding: Finding = {
+  purchaseId: "p-1",
+  kind: "amount-differs",
+  outsideIds: "khalti:pidx-1",
+  ledgerMinor: 123456789012345n,
+  outsideMinor: 50000n,
+  nextStep: "check the price and refund the difference",
+};
+const notAsked: Finding = {
+  purchaseId: "p-1",
+  kind: "not-asked",
+  outsideIds: "provider:c-1",
+  ledgerMinor: null,
+  outsideMinor: null,
+  nextStep: "run the reconciliation of this day again",
+};
+/** Long enough that a busy machine does not let it lapse between two statements. */
+const LEASE_MS = 1_000;
+const DAY = { first: "2026-11-20", last: "2026-11-20" };
+
+describe.each(LEDGER_ENGINES)("the reconciliation store on %s", (engine) => {
+  const ledger = testLedger(engine, "reconciliation_store");
+
+  it("starts the schedule's run of a day once, an admin's as often as asked", async () => {
+    const store = new ReconciliationStore(ledger.connection);
+    const first = await store.start(DAY, null, "a", 60_000);
+    expect(first).toMatchObject({ firstDay: "2026-11-20", lastDay: "2026-11-20", startedBy: null });
+    expect(await store.start(DAY, null, "b", 60_000)).toBeNull();
+    const range = { first: "2026-11-01", last: "2026-11-30" };
+    expect(await store.start(range, 42, "a", 60_000)).toMatchObject({ startedBy: 42 });
+    expect(await store.start(range, 42, "a", 60_000)).not.toBeNull();
+  });
+
+  it("keeps a finding open once until resolved; a later run that asked closes a not-asked", async () => {
+    const store = new ReconciliationStore(ledger.connection);
+    const run = await store.start(DAY, 42, "a", 60_000);
+    if (!run) throw new Error("no run");
+    const held = { id: run.id, holder: "a", leaseMs: 60_000 };
+    expect(await store.progress(held, "2026-11-20", "p-1", [finding, notAsked])).toBe(true);
+    const again = await store.start(DAY, 42, "a", 60_000);
+    if (!again) throw new Error("no run");
+    const heldAgain = { id: again.id, holder: "a", leaseMs: 60_000 };
+    // Found again, and this time every party answered.
+    await store.progress(heldAgain, "2026-11-20", "p-1", [finding]);
+    const open = await store.open(DAY);
+    expect(open).toEqual([{ ...finding, id: expect.any(String), day: "2026-11-20" }]);
+    expect(await store.openBefore("2026-11-21")).toHaveLength(1);
+    expect(await store.openBefore("2026-11-20")).toEqual([]);
+    expect(await store.finish(heldAgain)).toBe(1);
+    expect(await store.resolve(open[0]?.id ?? "", 42, "refunded by hand")).toBe(true);
+    expect(await store.resolve(open[0]?.id ?? "", 42, "again")).toBe(false);
+    expect(await store.resolve("not-a-number", 42, "x")).toBe(false);
+    expect(await store.open(null)).toEqual([]);
+  });
+
+  it("lets another instance take over a run whose lease lapsed, where it stopped", async () => {
+    const store = new ReconciliationStore(ledger.connection);
+    const run = await store.start({ first: "2026-11-21", last: "2026-11-22" }, 7, "a", LEASE_MS);
+    if (!run) throw new Error("no run");
+    const byA = { id: run.id, holder: "a", leaseMs: LEASE_MS };
+    expect(await store.progress(byA, "2026-11-21", "p-9", [])).toBe(true);
+    expect(await store.takeOver("b", 60_000)).toBeNull();
+    await sleep(LEASE_MS + 100);
+    const taken = await store.takeOver("b", 60_000);
+    expect(taken).toMatchObject({ id: run.id, resumeAfter: "2026-11-21/p-9", purchases: 1 });
+    expect(await store.progress(byA, "2026-11-21", "p-10", [finding])).toBe(false);
+    expect(await store.finish(byA)).toBeNull();
+    expect(await store.open(null)).toEqual([]);
+    const byB = { id: run.id, holder: "b", leaseMs: 60_000 };
+    await store.leave(byB);
+    const back = await store.takeOver("c", 60_000);
+    expect(back?.id).toBe(run.id);
+    expect(await store.finish({ id: run.id, holder: "c" })).toBe(1);
+  });
+
+  it("sends a run's report once; one not sent is found again", async () => {
+    const store = new ReconciliationStore(ledger.connection);
+    const run = await store.start({ first: "2026-11-23", last: "2026-11-23" }, 7, "a", 60_000);
+    if (!run) throw new Error("no run");
+    const unreported = async () => (await store.unreported()).some((r) => r.id === run.id);
+    expect(await unreported()).toBe(false);
+    await store.finish({ id: run.id, holder: "a" });
+    expect(await unreported()).toBe(true);
+    expect(await store.claimReport(run.id)).toBe(true);
+    expect(await store.claimReport(run.id)).toBe(false);
+    expect(await unreported()).toBe(false);
+    await store.unclaimReport(run.id);
+    expect(await unreported()).toBe(true);
+  });
+});
