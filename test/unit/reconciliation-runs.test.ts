@@ -1,0 +1,198 @@
+// Running reconciliations over an in-memory ledger: a run's report goes out once; the schedule's
+// run of a day happens once; a run left by a stopping instance is taken over where it stopped,
+// no purchase done twice; a report that could not be sent is sent by the next look.
+import { describe, expect, it, vi } from "vitest";
+import type { DaySources, LedgerSide } from "../../src/domain/daily-reconciliation.js";
+import {
+  type ReconciliationLedger,
+  type ReconciliationReport,
+  type ReconciliationRun,
+  Reconciliations,
+} from "../../src/domain/reconciliation-runs.js";
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+interface StoredRun extends ReconciliationRun {
+  holder: string;
+  leased: boolean;
+  finished: boolean;
+  reported: boolean;
+  scheduled: boolean;
+}
+
+function memoryLedger() {
+  const runs: StoredRun[] = [];
+  const done: string[] = [];
+  const ledger: ReconciliationLedger = {
+    async start(days, startedBy, holder) {
+      if (startedBy === null && runs.some((r) => r.scheduled && r.firstDay === days.first)) {
+        return null;
+      }
+      const run: StoredRun = {
+        id: String(runs.length + 1),
+        firstDay: days.first,
+        lastDay: days.last,
+        startedBy,
+        resumeAfter: null,
+        purchases: 0,
+        holder,
+        leased: true,
+        finished: false,
+        reported: false,
+        scheduled: startedBy === null,
+      };
+      runs.push(run);
+      return { ...run };
+    },
+    async takeOver(holder) {
+      const run = runs.find((r) => !r.finished && !r.leased);
+      if (!run) return null;
+      Object.assign(run, { holder, leased: true });
+      return { ...run };
+    },
+    async progress(held, day, purchaseId) {
+      const run = runs.find((r) => r.id === held.id);
+      if (!run || run.holder !== held.holder || run.finished) return false;
+      run.resumeAfter = `${day}/${purchaseId}`;
+      run.purchases++;
+      done.push(purchaseId);
+      return true;
+    },
+    async leave(held) {
+      const run = runs.find((r) => r.id === held.id && r.holder === held.holder);
+      if (run) run.leased = false;
+    },
+    async finish(held) {
+      const run = runs.find((r) => r.id === held.id && r.holder === held.holder && !r.finished);
+      if (!run) return null;
+      run.finished = true;
+      return run.purchases;
+    },
+    async claimReport(id) {
+      const run = runs.find((r) => r.id === id);
+      if (!run || run.reported) return false;
+      run.reported = true;
+      return true;
+    },
+    async unclaimReport(id) {
+      const run = runs.find((r) => r.id === id);
+      if (run) run.reported = false;
+    },
+    async unreported() {
+      return runs.filter((r) => r.finished && !r.reported).map((r) => ({ ...r }));
+    },
+    open: async () => [],
+    openBefore: async () => [],
+    resolve: async () => false,
+  };
+  return { ledger, runs, done };
+}
+
+const purchase = (i: number): LedgerSide => ({
+  purchaseId: `p${String(i).padStart(3, "0")}`,
+  phase: "charged",
+  priceMinor: 100n,
+  agentMode: true,
+  payments: [],
+  checkoutIds: [`c${i}`],
+});
+
+function sources(count: number, onAsk: () => Promise<void> = async () => {}): DaySources {
+  const all = Array.from({ length: count }, (_, i) => purchase(i));
+  return {
+    purchasesOfDay: async (_day, after, limit) =>
+      all.filter((p) => after === null || p.purchaseId > after).slice(0, limit),
+    canAsk: () => true,
+    askPayment: async () => ({ paid: true, refunded: false, amountMinor: 100n }),
+    askProvider: async () => {
+      await onAsk();
+      return { executed: true, amountMinor: 100n };
+    },
+    ask: async (call) => ({ asked: true, answer: await call() }),
+  };
+}
+
+function service(
+  ledger: ReconciliationLedger,
+  daySources: DaySources,
+  deliver: (report: ReconciliationReport) => Promise<void>,
+  holder = "a",
+) {
+  return new Reconciliations(
+    ledger,
+    daySources,
+    async () => [],
+    deliver,
+    { holder, leaseMs: 1000 },
+    silent,
+  );
+}
+
+describe("reconciliation runs", () => {
+  it("sends an admin's run's report to that admin once, after every purchase of every day", async () => {
+    const { ledger, done } = memoryLedger();
+    const reports: ReconciliationReport[] = [];
+    const runs = service(ledger, sources(5), async (r) => void reports.push(r));
+    await runs.request({ first: "2026-11-01", last: "2026-11-02" }, 42);
+    await vi.waitFor(() => expect(reports).toHaveLength(1));
+    expect(done).toHaveLength(10);
+    expect(reports.map((r) => [r.run.startedBy, r.purchases])).toEqual([[42, 10]]);
+    await runs.resume();
+    expect(reports).toHaveLength(1);
+  });
+
+  it("runs the schedule's day once", async () => {
+    const { ledger, done } = memoryLedger();
+    let reports = 0;
+    const runs = service(ledger, sources(3), async () => void reports++);
+    await runs.scheduled("2026-11-20");
+    await runs.scheduled("2026-11-20");
+    expect([done.length, reports]).toEqual([3, 1]);
+  });
+
+  it("leaves a run where it is on stop; another instance finishes it, no purchase twice", async () => {
+    const { ledger, done, runs: stored } = memoryLedger();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let asked = 0;
+    const reports: ReconciliationReport[] = [];
+    const first = service(
+      ledger,
+      sources(6, async () => {
+        if (++asked === 3) await held;
+      }),
+      async (r) => void reports.push(r),
+    );
+    await first.request({ first: "2026-11-20", last: "2026-11-20" }, 42);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const stopping = first.stop();
+    release();
+    await stopping;
+    expect(stored[0]).toMatchObject({
+      finished: false,
+      leased: false,
+      resumeAfter: "2026-11-20/p001",
+    });
+    const second = service(ledger, sources(6), async (r) => void reports.push(r), "b");
+    await second.resume();
+    expect(done).toEqual(["p000", "p001", "p002", "p003", "p004", "p005"]);
+    expect(reports.map((r) => r.purchases)).toEqual([6]);
+  });
+
+  it("sends a report that could not be sent at the next look", async () => {
+    const { ledger } = memoryLedger();
+    let fail = true;
+    let sent = 0;
+    const runs = service(ledger, sources(1), async () => {
+      if (fail) throw new Error("Telegram is away");
+      sent++;
+    });
+    await expect(runs.scheduled("2026-11-20")).rejects.toThrow("Telegram is away");
+    fail = false;
+    await runs.resume();
+    await runs.resume();
+    expect(sent).toBe(1);
+  });
+});
