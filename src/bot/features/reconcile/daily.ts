@@ -6,6 +6,7 @@
 import { DateTime } from "luxon";
 import type { Log } from "../../../domain/ports.js";
 import type { Reconciliations } from "../../../domain/reconciliation-runs.js";
+import { RepeatingPass } from "../../../domain/repeating-pass.js";
 import { yesterdayIn } from "./index.js";
 
 interface ScheduleOptions {
@@ -16,9 +17,7 @@ interface ScheduleOptions {
 }
 
 export class ReconciliationSchedule {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly loop = new RepeatingPass(() => this.pass());
 
   constructor(
     private readonly runs: Reconciliations,
@@ -28,15 +27,13 @@ export class ReconciliationSchedule {
   ) {}
 
   start(): void {
-    this.stopped = false;
-    this.later(0);
+    this.loop.start();
   }
 
+  /** The run under way is left after its purchase, for whichever instance looks next. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
     const runs = this.runs.stop();
-    await this.running;
+    await this.loop.stop();
     await runs;
   }
 
@@ -56,17 +53,5 @@ export class ReconciliationSchedule {
       this.log.warn({ err: error }, "reconciliation not done yet");
     }
     return next;
-  }
-
-  private later(delayMs: number): void {
-    if (this.stopped) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.pass().then((next) => {
-        this.running = undefined;
-        this.later(next);
-      });
-    }, delayMs);
-    this.timer.unref();
   }
 }

@@ -5,6 +5,7 @@
 // ran at the time is sent by the first one up until midnight; after that, /report <day>.
 import { DateTime } from "luxon";
 import type { Clock, Log } from "../../../domain/ports.js";
+import { RepeatingPass } from "../../../domain/repeating-pass.js";
 import type { DailyReportMarks, ReportPeriod } from "../../../domain/report.js";
 import { daysBefore, today } from "./period.js";
 
@@ -22,9 +23,7 @@ interface DailyReportOptions {
 const MAX_SLEEP_MS = 3_600_000;
 
 export class DailyReports {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly loop = new RepeatingPass(() => this.pass(), MAX_SLEEP_MS);
 
   constructor(
     private readonly marks: DailyReportMarks,
@@ -35,14 +34,11 @@ export class DailyReports {
   ) {}
 
   start(): void {
-    this.stopped = false;
-    this.later(0);
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Sends what is due now; returns how long until it should look again. */
@@ -72,20 +68,5 @@ export class DailyReports {
       }
     }
     return unfinished ? retryMs : due.plus({ days: 1 }).toMillis() - now;
-  }
-
-  private later(delayMs: number): void {
-    if (this.stopped) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(
-      () => {
-        this.running = this.pass().then((next) => {
-          this.running = undefined;
-          this.later(next);
-        });
-      },
-      Math.min(delayMs, MAX_SLEEP_MS),
-    );
-    this.timer.unref();
   }
 }
