@@ -37,3 +37,4 @@ finding-payment-not-found = Payment recorded, unknown to the payment system
 finding-paid-twice = Paid twice
 finding-topped-up-twice = Topped up twice
 finding-not-asked = Could not be asked
+finding-charged-not-executed = Charged in the ledger, no transaction at the provider

@@ -28,3 +28,4 @@ finding-payment-not-found = भुक्तानी रेकर्ड छ, भ
 finding-paid-twice = दुई पटक भुक्तानी
 finding-topped-up-twice = दुई पटक टप-अप
 finding-not-asked = सोध्न सकिएन
+finding-charged-not-executed = लेजरमा चार्ज भयो, प्रदायकमा कुनै कारोबार छैन

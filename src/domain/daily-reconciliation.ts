@@ -11,6 +11,7 @@ const FINDING_KINDS = [
   "refunded-outside-only",
   "refunded-ledger-only",
   "provider-charged-unexpectedly",
+  "charged-not-executed",
   "payment-not-found",
   "paid-twice",
   "topped-up-twice",
@@ -72,6 +73,7 @@ const NEXT_STEP: Readonly<Record<FindingKind, string>> = {
   "amount-differs": "check the price and refund the difference",
   "refunded-outside-only": "record the refund in the ledger",
   "refunded-ledger-only": "refund the buyer at the payment system",
+  "charged-not-executed": "check the subscription at the provider; top up or refund",
   "payment-not-found": "check the payment at the payment system",
   "provider-charged-unexpectedly": "mark the purchase charged or recover the top-up",
   "paid-twice": "refund the second payment",
@@ -169,6 +171,16 @@ export function compare(
     } else if (!ledger.agentMode && paidOutside.length === 0 && recorded.size === 0) {
       add("topped-up-unpaid", key, null, answer.amountMinor);
     }
+  }
+  // Told "done", but no checkout the purchase used holds a transaction (each one answered).
+  if (
+    ledger.phase === "charged" &&
+    provider.length > 0 &&
+    executed.length === 0 &&
+    provider.every((answer) => answer.asked)
+  ) {
+    const ids = provider.map((p) => `provider:${p.checkoutId}`).join(" ");
+    add("charged-not-executed", ids, ledger.priceMinor, null);
   }
   return findings;
 }

@@ -1,6 +1,7 @@
 // The daily reconciliation (issue 32): the ledger's days and runs, each payment system's own
 // record (PaymentSystem.audit) and the provider's txn-status, paced; the reports to the admins;
 // RECONCILE_AT's schedule, which also takes over runs an instance left.
+import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { LedgerDays } from "../adapters/ledger/reconciliation-days.js";
@@ -66,7 +67,11 @@ export function createReconciliation(parts: {
         subscribers: stores.subscribers,
         logger,
       }),
-    { holder: `${hostname()}:${process.pid}`, leaseMs: settings.leaseMs },
+    // Unique per app, also when several run in one process (tests, the playground).
+    {
+      holder: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+      leaseMs: settings.leaseMs,
+    },
     logger,
   );
   const schedule = new ReconciliationSchedule(

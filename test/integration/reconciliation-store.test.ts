@@ -56,11 +56,14 @@ describe.each(LEDGER_ENGINES)("the reconciliation store on %s", (engine) => {
     expect(open).toEqual([{ ...finding, id: expect.any(String), day: "2026-11-20" }]);
     expect(await store.openBefore("2026-11-21")).toHaveLength(1);
     expect(await store.openBefore("2026-11-20")).toEqual([]);
-    expect(await store.finish(heldAgain)).toBe(1);
     expect(await store.resolve(open[0]?.id ?? "", 42, "refunded by hand")).toBe(true);
     expect(await store.resolve(open[0]?.id ?? "", 42, "again")).toBe(false);
     expect(await store.resolve("not-a-number", 42, "x")).toBe(false);
     expect(await store.open(null)).toEqual([]);
+    // Found again by a later run: the admin's resolution stands.
+    await store.progress(heldAgain, "2026-11-20", "p-1", [finding]);
+    expect(await store.open(null)).toEqual([]);
+    expect(await store.finish(heldAgain)).toBe(2);
   });
 
   it("lets another instance take over a run whose lease lapsed, where it stopped", async () => {

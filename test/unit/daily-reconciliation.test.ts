@@ -92,6 +92,15 @@ describe("the daily reconciliation's comparison", () => {
     expect(kinds(offerOnly, [paid()], [])).toEqual(["paid-not-settled"]);
     expect(kinds(offerOnly, [paid({ paid: false })], [])).toEqual([]);
   });
+  it("charged in the ledger, no transaction at the provider for any checkout", () => {
+    expect(kinds(ledger(), [paid()], [executed({ executed: false })])).toEqual([
+      "charged-not-executed",
+    ]);
+    expect(kinds(ledger(), [paid()], [{ asked: false, checkoutId: "c1" }])).toEqual(["not-asked"]);
+    expect(
+      kinds(ledger(), [paid()], [executed({ executed: false }), executed({ checkoutId: "c2" })]),
+    ).toEqual([]);
+  });
   it("two payments or two top-ups", () => {
     expect(kinds(ledger(), [paid(), paid({ id: "pidx2" })], [executed()])).toContain("paid-twice");
     expect(kinds(ledger(), [paid()], [executed(), executed({ checkoutId: "c2" })])).toContain(

@@ -87,7 +87,7 @@ export class ReconciliationStore implements ReconciliationLedger {
         UPDATE reconciliation_runs
         SET held_by = ${holder}, lease_until = clock_timestamp() + ${leaseMs} * interval '1 millisecond'
         WHERE id = (SELECT id FROM reconciliation_runs
-                    WHERE finished_at IS NULL AND lease_until < clock_timestamp()
+                    WHERE finished_at IS NULL AND lease_until <= clock_timestamp()
                     ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
         RETURNING ${RUN_COLUMNS}`.execute(db),
     );
@@ -124,8 +124,13 @@ export class ReconciliationStore implements ReconciliationLedger {
           await sql`
             INSERT INTO reconciliation_findings
               (run_id, day, purchase_id, kind, outside_ids, ledger_minor, outside_minor, next_step)
-            VALUES (${run.id}::bigint, ${day}::date, ${f.purchaseId}, ${f.kind}, ${f.outsideIds},
-              ${text(f.ledgerMinor)}::bigint, ${text(f.outsideMinor)}::bigint, ${f.nextStep})
+            SELECT ${run.id}::bigint, ${day}::date, ${f.purchaseId}, ${f.kind}, ${f.outsideIds},
+              ${text(f.ledgerMinor)}::bigint, ${text(f.outsideMinor)}::bigint, ${f.nextStep}
+            -- An admin's resolution stands: the same finding found again is not reopened.
+            WHERE NOT EXISTS (SELECT 1 FROM reconciliation_findings
+                              WHERE day = ${day}::date AND purchase_id = ${f.purchaseId}
+                                AND kind = ${f.kind} AND outside_ids = ${f.outsideIds}
+                                AND resolved_by IS NOT NULL)
             ON CONFLICT (day, purchase_id, kind, outside_ids) WHERE status = 'open'
             DO NOTHING`.execute(trx);
         }
