@@ -50,7 +50,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   const payments = createPayments({ ...core, purchases });
   const workers = createWorkers({ ...core, purchases, payments });
   // The daily audit of the ledger against the payment systems and the provider (/reconcile).
-  const reconciliation = createReconciliation({ ...core, client: provider.client, payments });
+  const reconciliation = createReconciliation({ ...core, payments });
   metrics.watch(
     stores.redisHealthy,
     () => stores.ledger.healthy,
@@ -86,7 +86,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     purchases,
     payments,
     workers,
-    reconciliation: reconciliation.schedule,
+    reconciliation,
     bot,
     i18n: telegram.i18n,
     http,

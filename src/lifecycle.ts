@@ -8,13 +8,13 @@ import type { Logger } from "./adapters/logger.js";
 import type { ProviderClient } from "./adapters/provider/client.js";
 import { ALLOWED_UPDATES } from "./bot/bot.js";
 import { registerCommands } from "./bot/commands.js";
-import type { ReconciliationSchedule } from "./bot/features/reconcile/daily.js";
 import type { Translator } from "./bot/shared/i18n.js";
 import type { Config } from "./config.js";
 import type { TelegramBot } from "./wiring/bot.js";
 import type { HttpServers } from "./wiring/http.js";
 import type { Payments } from "./wiring/payments.js";
 import type { Purchases } from "./wiring/purchases.js";
+import type { Reconciliation } from "./wiring/reconciliation.js";
 import type { Stores } from "./wiring/stores.js";
 import type { Workers } from "./wiring/workers.js";
 
@@ -51,7 +51,7 @@ export function createLifecycle(parts: {
   purchases: Purchases;
   payments: Payments | undefined;
   workers: Workers;
-  reconciliation: ReconciliationSchedule;
+  reconciliation: Reconciliation;
   bot: TelegramBot;
   i18n: Translator;
   http: HttpServers;
@@ -79,7 +79,7 @@ export function createLifecycle(parts: {
       workers.reconciler.stop(),
       workers.reminders.stop(),
       dailyReports?.stop(),
-      parts.reconciliation.stop(),
+      parts.reconciliation.schedule.stop(),
       workers.queue.close(),
     ]);
     await Promise.race([settling, handOverTime()]);
@@ -116,7 +116,7 @@ export function createLifecycle(parts: {
       workers.reconciler.start();
       workers.reminders.start();
       dailyReports?.start();
-      parts.reconciliation.start();
+      parts.reconciliation.schedule.start();
       workers.queue.start();
       readiness.markStarted();
       const mode = webhook ? "webhook" : "long polling";
@@ -138,7 +138,7 @@ export function createLifecycle(parts: {
         http?.stopTakingWork();
         metricsHttp?.stopTakingWork();
         await drain(deadline);
-        await parts.client.close();
+        await Promise.all([parts.client.close(), parts.reconciliation.client.close()]);
         await stores.close();
         await Promise.all([http?.close(), metricsHttp?.close()]);
         logger.info({}, "bot stopped");

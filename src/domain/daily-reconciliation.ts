@@ -17,7 +17,7 @@ const FINDING_KINDS = [
   "topped-up-twice",
   "not-asked",
 ] as const;
-type FindingKind = (typeof FINDING_KINDS)[number];
+export type FindingKind = (typeof FINDING_KINDS)[number];
 
 /** What the ledger holds of one purchase. */
 export interface LedgerSide {

@@ -3,13 +3,18 @@
 // across replicas and restarts). A run is stored in the ledger and held by one instance under a
 // lease: each purchase's findings are written with the run's place, so that a run whose holder
 // died is taken over where it stopped. When a run ends, its report goes out once.
-import { type DaySources, type Finding, reconcileDay } from "./daily-reconciliation.js";
+import {
+  type DaySources,
+  type Finding,
+  type FindingKind,
+  reconcileDay,
+} from "./daily-reconciliation.js";
 import type { Log } from "./ports.js";
 import type { BalanceDrift } from "./provider-balance.js";
 import { daysBetween } from "./reconcile-days.js";
 import { TaskGroup } from "./task-group.js";
 
-export type { Finding };
+export type { Finding, FindingKind };
 
 export interface ReconciliationRun {
   id: string;
@@ -37,8 +42,15 @@ export interface ReconciliationLedger {
     holder: string,
     leaseMs: number,
   ): Promise<ReconciliationRun | null>;
-  /** An unfinished run whose lease lapsed, now held by `holder`. */
-  takeOver(holder: string, leaseMs: number): Promise<ReconciliationRun | null>;
+  /**
+   * An unfinished run whose lease lapsed, now held by `holder`; never one of `working` (this
+   * instance's own, whose lease lapsed while a purchase took long).
+   */
+  takeOver(
+    holder: string,
+    leaseMs: number,
+    working: readonly string[],
+  ): Promise<ReconciliationRun | null>;
   /**
    * A purchase done: its findings (an open one is not opened again; an earlier "could not be
    * asked" now asked is closed), the run's place and lease. False when the run is not held by
@@ -59,22 +71,34 @@ export interface ReconciliationLedger {
   /** The report could not be sent: it is sent again by the next look at unreported runs. */
   unclaimReport(runId: string): Promise<void>;
   unreported(): Promise<ReconciliationRun[]>;
-  /** Open findings of these days, or of every day. */
-  open(days: { first: string; last: string } | null): Promise<StoredFinding[]>;
-  openBefore(day: string): Promise<StoredFinding[]>;
+  /** How many findings of each kind are open on these days. */
+  openCounts(first: string, last: string): Promise<Map<FindingKind, number>>;
+  /** How many are open from days before `day`, and the oldest `listed` of them. */
+  openBefore(day: string, listed: number): Promise<{ count: number; first: StoredFinding[] }>;
+  /** Every open finding up to `last`, oldest day first, read a page at a time. */
+  openUpTo(last: string): AsyncIterable<StoredFinding>;
   /** False when no open finding has this id. */
   resolve(id: string, by: number, note: string): Promise<boolean>;
 }
 
+/**
+ * A finished run's report. However many findings are open, it holds their counts and a few of
+ * the earlier days' ones: the file reads them all from the ledger as it is written.
+ */
 export interface ReconciliationReport {
   run: ReconciliationRun;
   purchases: number;
-  /** Open findings of the run's days (found by this run or an earlier one). */
-  findings: StoredFinding[];
-  /** Still open from days before the run's first. */
-  earlier: StoredFinding[];
+  /** Open findings of the run's days (found by this run or an earlier one), per kind. */
+  counts: ReadonlyMap<FindingKind, number>;
+  /** Still open from days before the run's first: how many, and the oldest few. */
+  earlier: { count: number; first: readonly StoredFinding[] };
   drifts: BalanceDrift[];
+  /** Every open finding of the report (the earlier days' first), page by page. */
+  rows(): AsyncIterable<StoredFinding>;
 }
+
+/** Earlier days' findings named in the report's message; the rest are counted. */
+const EARLIER_LISTED = 10;
 
 interface RunOptions {
   /** This instance, as the holder of the runs it works on. */
@@ -95,6 +119,8 @@ class RunLeftError extends Error {
 
 export class Reconciliations {
   private readonly tasks: TaskGroup;
+  /** The runs this instance works on. */
+  private readonly working = new Set<string>();
   private stopping = false;
 
   constructor(
@@ -125,16 +151,12 @@ export class Reconciliations {
   /** Runs left by an instance that died, taken over; reports that did not go out, sent. */
   async resume(): Promise<void> {
     while (!this.stopping) {
-      const run = await this.ledger.takeOver(this.options.holder, this.options.leaseMs);
+      const { holder, leaseMs } = this.options;
+      const run = await this.ledger.takeOver(holder, leaseMs, [...this.working]);
       if (!run) break;
       await this.work(run);
     }
     for (const run of await this.ledger.unreported()) await this.report(run, run.purchases);
-  }
-
-  /** Open findings of every day, oldest first. */
-  open(): Promise<StoredFinding[]> {
-    return this.ledger.open(null);
   }
 
   resolve(id: string, admin: number, note: string): Promise<boolean> {
@@ -151,6 +173,15 @@ export class Reconciliations {
   }
 
   private async work(run: ReconciliationRun): Promise<void> {
+    this.working.add(run.id);
+    try {
+      await this.workOn(run);
+    } finally {
+      this.working.delete(run.id);
+    }
+  }
+
+  private async workOn(run: ReconciliationRun): Promise<void> {
     const held = { id: run.id, holder: this.options.holder, leaseMs: this.options.leaseMs };
     // "YYYY-MM-DD/<purchase id>": the day is the first ten characters.
     const resumeDay = run.resumeAfter?.slice(0, 10) ?? "";
@@ -186,9 +217,10 @@ export class Reconciliations {
       await this.deliver({
         run,
         purchases,
-        findings: await this.ledger.open(days),
-        earlier: await this.ledger.openBefore(run.firstDay),
+        counts: await this.ledger.openCounts(days.first, days.last),
+        earlier: await this.ledger.openBefore(days.first, EARLIER_LISTED),
         drifts: await this.drifts(days.first, days.last),
+        rows: () => this.ledger.openUpTo(days.last),
       });
     } catch (error) {
       await this.ledger.unclaimReport(run.id);

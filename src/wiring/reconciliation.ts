@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { LedgerDays } from "../adapters/ledger/reconciliation-days.js";
 import { ReconciliationStore } from "../adapters/ledger/reconciliation-store.js";
 import type { Logger } from "../adapters/logger.js";
-import type { ProviderClient } from "../adapters/provider/client.js";
+import { ProviderClient } from "../adapters/provider/client.js";
 import { ReconciliationSchedule } from "../bot/features/reconcile/daily.js";
 import { sendReconciliation } from "../bot/features/reconcile/delivery.js";
 import type { TelegramPorts } from "../bot/ports.js";
@@ -20,18 +20,20 @@ import type { Stores } from "./stores.js";
 
 /** Tries of each call to an outside party before it is reported as not asked. */
 const ASK_ATTEMPTS = 3;
+/** Connections to the provider for reconciliations: calls are paced, a few at most at once. */
+const PROVIDER_CONNECTIONS = 2;
 
 export interface Reconciliation {
   runs: Reconciliations;
   schedule: ReconciliationSchedule;
+  /** The reconciliation's own provider client, closed on stop. */
+  client: ProviderClient;
 }
 
 export function createReconciliation(parts: {
   config: Config;
   logger: Logger;
   stores: Stores;
-  /** The provider itself, not its health: a reconciliation never pauses or alerts top-ups. */
-  client: ProviderClient;
   payments: Payments | undefined;
   telegram: TelegramPorts;
 }): Reconciliation {
@@ -39,6 +41,14 @@ export function createReconciliation(parts: {
   const settings = config.reconciliation;
   const minorDigits = config.payment?.minorDigits ?? 2;
   const zone = config.provider.timeZone;
+  // The provider itself, not its health (a reconciliation never pauses or alerts top-ups), and
+  // without the client's own retries: the pacer's tries are all the calls it makes.
+  const client = new ProviderClient({
+    ...config.provider,
+    readRetries: 0,
+    maxConnections: PROVIDER_CONNECTIONS,
+    logger,
+  });
   const audits = new Map<string, PaymentAudit>();
   for (const [method, system] of parts.payments?.systems ?? []) {
     if (system.audit) audits.set(method, system.audit.bind(system));
@@ -54,7 +64,7 @@ export function createReconciliation(parts: {
     daySources(
       new LedgerDays(stores.ledger, { timeZone: zone, minorDigits }),
       audits,
-      parts.client,
+      client,
       asker,
       minorDigits,
       logger,
@@ -79,5 +89,5 @@ export function createReconciliation(parts: {
     { at: settings.at, zone, lookEveryMs: settings.leaseMs },
     logger,
   );
-  return { runs, schedule };
+  return { runs, schedule, client };
 }

@@ -383,9 +383,10 @@ describe("/reconcile and /resolve", () => {
       txn_id: "TXN-DOWN-B",
       txn_amount: "700",
     });
-    // Purchases are asked in the order of their ids. Each txn-status is tried three times, each
-    // try one retry (PROVIDER_READ_RETRIES=1): six answers of 500 cover the first purchase.
-    stack.sandbox.setFault("txn-status", { kind: "http-500", times: 6 });
+    // Purchases are asked in the order of their ids. Each txn-status is tried three times, paced,
+    // and nothing more (the reconciliation's client makes no retries of its own, whatever
+    // PROVIDER_READ_RETRIES): three answers of 500 cover the first purchase.
+    stack.sandbox.setFault("txn-status", { kind: "http-500", times: 3 });
     const asked = stack.sandbox.requests.length;
     const down = await reconcile(DOWN);
     const statusOf = (checkoutId: string) =>
@@ -396,7 +397,7 @@ describe("/reconcile and /resolve", () => {
             r.operation === "txn-status" &&
             (r.body as { checkoutId?: string }).checkoutId === checkoutId,
         ).length;
-    expect(statusOf(firstCheckout)).toBe(6);
+    expect(statusOf(firstCheckout)).toBe(3);
     expect(statusOf(secondCheckout)).toBe(1);
     // "Reconciling …", the report and its file: the provider's outage alerted nobody.
     expect(down.messages).toHaveLength(3);

@@ -30,6 +30,11 @@ const DAY = { first: "2026-11-20", last: "2026-11-20" };
 
 describe.each(LEDGER_ENGINES)("the reconciliation store on %s", (engine) => {
   const ledger = testLedger(engine, "reconciliation_store");
+  const openUpTo = async (store: ReconciliationStore, last = "9999-12-31") => {
+    const found = [];
+    for await (const f of store.openUpTo(last)) found.push(f);
+    return found;
+  };
 
   it("starts the schedule's run of a day once, an admin's as often as asked", async () => {
     const store = new ReconciliationStore(ledger.connection);
@@ -52,17 +57,21 @@ describe.each(LEDGER_ENGINES)("the reconciliation store on %s", (engine) => {
     const heldAgain = { id: again.id, holder: "a", leaseMs: 60_000 };
     // Found again, and this time every party answered.
     await store.progress(heldAgain, "2026-11-20", "p-1", [finding]);
-    const open = await store.open(DAY);
+    const open = await openUpTo(store, "2026-11-20");
     expect(open).toEqual([{ ...finding, id: expect.any(String), day: "2026-11-20" }]);
-    expect(await store.openBefore("2026-11-21")).toHaveLength(1);
-    expect(await store.openBefore("2026-11-20")).toEqual([]);
+    expect(await store.openCounts("2026-11-20", "2026-11-20")).toEqual(
+      new Map([["amount-differs", 1]]),
+    );
+    expect(await store.openBefore("2026-11-21", 10)).toEqual({ count: 1, first: open });
+    expect(await store.openBefore("2026-11-21", 0)).toEqual({ count: 1, first: [] });
+    expect(await store.openBefore("2026-11-20", 10)).toEqual({ count: 0, first: [] });
     expect(await store.resolve(open[0]?.id ?? "", 42, "refunded by hand")).toBe(true);
     expect(await store.resolve(open[0]?.id ?? "", 42, "again")).toBe(false);
     expect(await store.resolve("not-a-number", 42, "x")).toBe(false);
-    expect(await store.open(null)).toEqual([]);
+    expect(await openUpTo(store)).toEqual([]);
     // Found again by a later run: the admin's resolution stands.
     await store.progress(heldAgain, "2026-11-20", "p-1", [finding]);
-    expect(await store.open(null)).toEqual([]);
+    expect(await openUpTo(store)).toEqual([]);
     expect(await store.finish(heldAgain)).toBe(2);
   });
 
@@ -72,18 +81,36 @@ describe.each(LEDGER_ENGINES)("the reconciliation store on %s", (engine) => {
     if (!run) throw new Error("no run");
     const byA = { id: run.id, holder: "a", leaseMs: LEASE_MS };
     expect(await store.progress(byA, "2026-11-21", "p-9", [])).toBe(true);
-    expect(await store.takeOver("b", 60_000)).toBeNull();
+    expect(await store.takeOver("b", 60_000, [])).toBeNull();
     await sleep(LEASE_MS + 100);
-    const taken = await store.takeOver("b", 60_000);
+    const taken = await store.takeOver("b", 60_000, []);
     expect(taken).toMatchObject({ id: run.id, resumeAfter: "2026-11-21/p-9", purchases: 1 });
     expect(await store.progress(byA, "2026-11-21", "p-10", [finding])).toBe(false);
     expect(await store.finish(byA)).toBeNull();
-    expect(await store.open(null)).toEqual([]);
+    expect(await openUpTo(store)).toEqual([]);
     const byB = { id: run.id, holder: "b", leaseMs: 60_000 };
     await store.leave(byB);
-    const back = await store.takeOver("c", 60_000);
+    expect(await store.takeOver("c", 60_000, [run.id])).toBeNull();
+    const back = await store.takeOver("c", 60_000, []);
     expect(back?.id).toBe(run.id);
     expect(await store.finish({ id: run.id, holder: "c" })).toBe(1);
+  });
+
+  it("reads every open finding a page at a time, oldest day first", async () => {
+    const store = new ReconciliationStore(ledger.connection);
+    const run = await store.start({ first: "2026-10-01", last: "2026-10-02" }, 7, "a", 60_000);
+    if (!run) throw new Error("no run");
+    const held = { id: run.id, holder: "a", leaseMs: 60_000 };
+    const many = (purchaseId: string, count: number) =>
+      Array.from({ length: count }, (_, i) => ({ ...finding, purchaseId, outsideIds: `k:${i}` }));
+    await store.progress(held, "2026-10-02", "late", many("late", 300));
+    await store.progress(held, "2026-10-01", "early", many("early", 450));
+    const read = await openUpTo(store, "2026-10-02");
+    expect(read).toHaveLength(750);
+    expect(read.slice(0, 450).every((f) => f.day === "2026-10-01")).toBe(true);
+    expect(new Set(read.map((f) => f.id)).size).toBe(750);
+    expect(await openUpTo(store, "2026-10-01")).toHaveLength(450);
+    await ledger.db.deleteFrom("reconciliation_findings" as never).execute();
   });
 
   it("sends a run's report once; one not sent is found again", async () => {

@@ -29,14 +29,32 @@ const finding = (over: Partial<StoredFinding> = {}): StoredFinding => ({
   nextStep: "check the price and refund the difference",
   ...over,
 });
-const report = (over: Partial<ReconciliationReport> = {}): ReconciliationReport => ({
-  run,
-  purchases: 3,
-  findings: [],
-  earlier: [],
-  drifts: [],
-  ...over,
-});
+/** A report of these findings of its days and of earlier days, as the ledger would give them. */
+const report = (
+  findings: StoredFinding[] = [],
+  earlier: StoredFinding[] = [],
+  over: Partial<ReconciliationReport> = {},
+): ReconciliationReport => {
+  const counts = new Map<StoredFinding["kind"], number>();
+  for (const f of findings) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
+  return {
+    run,
+    purchases: 3,
+    counts,
+    earlier: { count: earlier.length, first: earlier.slice(0, 2) },
+    drifts: [],
+    rows: async function* () {
+      yield* earlier;
+      yield* findings;
+    },
+    ...over,
+  };
+};
+const text = async (csv: NodeJS.ReadableStream) => {
+  const parts: Buffer[] = [];
+  for await (const part of csv) parts.push(Buffer.from(part as Buffer));
+  return Buffer.concat(parts).toString("utf8");
+};
 
 describe("the reconciliation report", () => {
   it("says a clean day in one line", () => {
@@ -46,42 +64,53 @@ describe("the reconciliation report", () => {
   });
 
   it("counts the findings per kind, lists earlier ones and the drift of a reading", () => {
-    const text = reportText(
-      report({
-        findings: [
+    const message = reportText(
+      report(
+        [
           finding(),
           finding({ id: "13", purchaseId: "p-2" }),
           finding({ id: "14", kind: "not-asked" }),
         ],
-        earlier: [finding({ id: "3", day: "2026-11-18", kind: "paid-not-settled" })],
-        drifts: [
-          { at: new Date("2026-11-20T06:15:00Z"), readingMinor: 100000n, expectedMinor: 100050n },
-          { at: new Date("2026-11-20T07:15:00Z"), readingMinor: 5n, expectedMinor: 5n },
+        [
+          finding({ id: "3", day: "2026-11-18", kind: "paid-not-settled" }),
+          finding({ id: "4", day: "2026-11-18" }),
+          finding({ id: "5", day: "2026-11-19" }),
         ],
-      }),
+        {
+          drifts: [
+            { at: new Date("2026-11-20T06:15:00Z"), readingMinor: 100000n, expectedMinor: 100050n },
+            { at: new Date("2026-11-20T07:15:00Z"), readingMinor: 5n, expectedMinor: 5n },
+          ],
+        },
+      ),
       t,
       { ...settings, unaskable: true },
     );
-    expect(text).toContain("Reconciliation of 2026-11-20</b>: 3 purchases, 3 findings open.");
-    expect(text).toContain("• Amounts differ: 2");
-    expect(text).toContain("• Could not be asked: 1");
-    expect(text).toContain("Still open from earlier days: 1");
-    expect(text).toContain("#3 2026-11-18: Paid, neither topped up nor refunded, purchase p-1");
-    expect(text).toContain(
+    expect(message).toContain("Reconciliation of 2026-11-20</b>: 3 purchases, 3 findings open.");
+    expect(message).toContain("• Amounts differ: 2");
+    expect(message).toContain("• Could not be asked: 1");
+    expect(message).toContain("Still open from earlier days: 3");
+    expect(message).toContain("#3 2026-11-18: Paid, neither topped up nor refunded, purchase p-1");
+    expect(message).toContain("#4 2026-11-18: Amounts differ, purchase p-1");
+    expect(message).not.toContain("#5 ");
+    expect(message).toContain("… and 1 more (in the file).");
+    expect(message).toContain(
       "Provider balance read at 2026-11-20 12:00: 1000.00, expected 1000.50 (difference -0.50).",
     );
-    expect(text.match(/Provider balance read/g)).toHaveLength(1);
-    expect(text).toContain("Card payments (Telegram Payments) cannot be asked");
+    expect(message.match(/Provider balance read/g)).toHaveLength(1);
+    expect(message).toContain("Card payments (Telegram Payments) cannot be asked");
   });
 
-  it("writes every open finding to a CSV a spreadsheet opens, formulas neutralised", () => {
-    const csv = findingsCsv(
-      report({
-        findings: [finding({ outsideIds: '=HYPERLINK("x")', ledgerMinor: 90071992547409993n })],
-        earlier: [finding({ id: "3", day: "2026-11-18", ledgerMinor: null })],
-      }),
-      2,
-    ).toString("utf8");
+  it("writes every open finding to a CSV a spreadsheet opens, formulas neutralised", async () => {
+    const csv = await text(
+      findingsCsv(
+        report(
+          [finding({ outsideIds: '=HYPERLINK("x")', ledgerMinor: 90071992547409993n })],
+          [finding({ id: "3", day: "2026-11-18", ledgerMinor: null })],
+        ),
+        2,
+      ),
+    );
     expect(
       csv.startsWith(
         "\uFEFFfinding_id,day,kind,purchase_id,outside_ids,ledger_amount,outside_amount,next_step\r\n",
@@ -92,5 +121,12 @@ describe("the reconciliation report", () => {
       "3,2026-11-18,amount-differs,p-1,khalti:pidx-1,,699.50,check the price and refund the difference",
     );
     expect(lines[2]).toContain(',"\'=HYPERLINK(""x"")",900719925474099.93,699.50,');
+  });
+
+  it("writes a file of any length in chunks, with one header", async () => {
+    const many = Array.from({ length: 1_234 }, (_, i) => finding({ id: String(i) }));
+    const lines = (await text(findingsCsv(report(many), 2))).trim().split("\r\n");
+    expect(lines).toHaveLength(1_235);
+    expect(lines.filter((line) => line.includes("finding_id"))).toHaveLength(1);
   });
 });

@@ -44,8 +44,8 @@ function memoryLedger() {
       runs.push(run);
       return { ...run };
     },
-    async takeOver(holder) {
-      const run = runs.find((r) => !r.finished && !r.leased);
+    async takeOver(holder, _leaseMs, working) {
+      const run = runs.find((r) => !r.finished && !r.leased && !working.includes(r.id));
       if (!run) return null;
       Object.assign(run, { holder, leased: true });
       return { ...run };
@@ -81,8 +81,9 @@ function memoryLedger() {
     async unreported() {
       return runs.filter((r) => r.finished && !r.reported).map((r) => ({ ...r }));
     },
-    open: async () => [],
-    openBefore: async () => [],
+    openCounts: async () => new Map(),
+    openBefore: async () => ({ count: 0, first: [] }),
+    openUpTo: async function* () {},
     resolve: async () => false,
   };
   return { ledger, runs, done };
@@ -179,6 +180,28 @@ describe("reconciliation runs", () => {
     await second.resume();
     expect(done).toEqual(["p000", "p001", "p002", "p003", "p004", "p005"]);
     expect(reports.map((r) => r.purchases)).toEqual([6]);
+  });
+
+  it("never takes over its own run, even when its lease lapsed during a slow purchase", async () => {
+    const { ledger, done, runs: stored } = memoryLedger();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const reports: ReconciliationReport[] = [];
+    const runs = service(
+      ledger,
+      sources(3, () => held),
+      async (r) => void reports.push(r),
+    );
+    await runs.request({ first: "2026-11-20", last: "2026-11-20" }, 42);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const run = stored[0] as (typeof stored)[number];
+    run.leased = false;
+    await runs.resume();
+    release();
+    await vi.waitFor(() => expect(reports).toHaveLength(1));
+    expect(done).toEqual(["p000", "p001", "p002"]);
   });
 
   it("sends a report that could not be sent at the next look", async () => {

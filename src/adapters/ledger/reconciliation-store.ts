@@ -5,6 +5,7 @@
 import { sql } from "kysely";
 import type {
   Finding,
+  FindingKind,
   ReconciliationLedger,
   ReconciliationRun,
   StoredFinding,
@@ -30,6 +31,18 @@ interface FindingRow {
   outside_minor: string | null;
   next_step: string;
 }
+
+/** Where a page of findings ends: the next one starts after it. */
+interface Place {
+  day: string;
+  id: string;
+}
+
+const after = (place: Place | null) =>
+  place === null ? sql`true` : sql`(day, id) > (${place.day}::date, ${place.id}::bigint)`;
+
+/** Findings read at a time for the report's file. */
+const PAGE = 500;
 
 const minor = (value: string | null) => (value === null ? null : BigInt(value));
 const text = (value: bigint | null) => (value === null ? null : value.toString());
@@ -81,13 +94,18 @@ export class ReconciliationStore implements ReconciliationLedger {
     return rows[0] ? runOf(rows[0]) : null;
   }
 
-  async takeOver(holder: string, leaseMs: number): Promise<ReconciliationRun | null> {
+  async takeOver(
+    holder: string,
+    leaseMs: number,
+    working: readonly string[],
+  ): Promise<ReconciliationRun | null> {
     const { rows } = await this.ledger.run((db) =>
       sql<RunRow>`
         UPDATE reconciliation_runs
         SET held_by = ${holder}, lease_until = clock_timestamp() + ${leaseMs} * interval '1 millisecond'
         WHERE id = (SELECT id FROM reconciliation_runs
                     WHERE finished_at IS NULL AND lease_until <= clock_timestamp()
+                      AND NOT (id = ANY (${[...working]}::bigint[]))
                     ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
         RETURNING ${RUN_COLUMNS}`.execute(db),
     );
@@ -127,7 +145,7 @@ export class ReconciliationStore implements ReconciliationLedger {
             SELECT ${run.id}::bigint, ${day}::date, ${f.purchaseId}, ${f.kind}, ${f.outsideIds},
               ${text(f.ledgerMinor)}::bigint, ${text(f.outsideMinor)}::bigint, ${f.nextStep}
             -- An admin's resolution stands: the same finding found again is not reopened.
-            WHERE NOT EXISTS (SELECT 1 FROM reconciliation_findings
+            WHERE NOT EXISTS (SELECT 1 FROM reconciliation_findings f
                               WHERE day = ${day}::date AND purchase_id = ${f.purchaseId}
                                 AND kind = ${f.kind} AND outside_ids = ${f.outsideIds}
                                 AND resolved_by IS NOT NULL)
@@ -177,27 +195,48 @@ export class ReconciliationStore implements ReconciliationLedger {
   async unreported(): Promise<ReconciliationRun[]> {
     const { rows } = await this.ledger.run((db) =>
       sql<RunRow>`SELECT ${RUN_COLUMNS} FROM reconciliation_runs
-        WHERE finished_at IS NOT NULL AND reported_at IS NULL ORDER BY id`.execute(db),
+        WHERE finished_at IS NOT NULL AND reported_at IS NULL ORDER BY reconciliation_runs.id`.execute(db),
     );
     return rows.map(runOf);
   }
 
-  async open(days: { first: string; last: string } | null): Promise<StoredFinding[]> {
-    const inRange =
-      days === null ? sql`true` : sql`day BETWEEN ${days.first}::date AND ${days.last}::date`;
+  async openCounts(first: string, last: string): Promise<Map<FindingKind, number>> {
     const { rows } = await this.ledger.run((db) =>
-      sql<FindingRow>`SELECT ${FINDING_COLUMNS} FROM reconciliation_findings
-        WHERE status = 'open' AND ${inRange} ORDER BY day, id`.execute(db),
+      sql<{ kind: FindingKind; n: number }>`SELECT kind, count(*)::int AS n
+        FROM reconciliation_findings f
+        WHERE status = 'open' AND day BETWEEN ${first}::date AND ${last}::date
+        GROUP BY kind ORDER BY kind`.execute(db),
     );
-    return rows.map(findingOf);
+    return new Map(rows.map((row) => [row.kind, row.n]));
   }
 
-  async openBefore(day: string): Promise<StoredFinding[]> {
-    const { rows } = await this.ledger.run((db) =>
-      sql<FindingRow>`SELECT ${FINDING_COLUMNS} FROM reconciliation_findings
-        WHERE status = 'open' AND day < ${day}::date ORDER BY day, id`.execute(db),
-    );
-    return rows.map(findingOf);
+  async openBefore(
+    day: string,
+    listed: number,
+  ): Promise<{ count: number; first: StoredFinding[] }> {
+    return this.ledger.run(async (db) => {
+      const { rows: counted } = await sql<{ n: number }>`SELECT count(*)::int AS n
+        FROM reconciliation_findings WHERE status = 'open' AND day < ${day}::date`.execute(db);
+      const { rows } = await sql<FindingRow>`SELECT ${FINDING_COLUMNS} FROM reconciliation_findings f
+        WHERE status = 'open' AND day < ${day}::date ORDER BY f.day, f.id LIMIT ${listed}`.execute(db);
+      return { count: counted[0]?.n ?? 0, first: rows.map(findingOf) };
+    });
+  }
+
+  async *openUpTo(last: string): AsyncIterable<StoredFinding> {
+    let from: Place | null = null;
+    for (;;) {
+      const { rows }: { rows: FindingRow[] } = await this.ledger.run((db) =>
+        sql<FindingRow>`SELECT ${FINDING_COLUMNS} FROM reconciliation_findings f
+          WHERE status = 'open' AND day <= ${last}::date
+            AND ${after(from)}
+          ORDER BY f.day, f.id LIMIT ${PAGE}`.execute(db),
+      );
+      yield* rows.map(findingOf);
+      const end = rows.at(-1);
+      if (!end || rows.length < PAGE) return;
+      from = { day: end.day, id: end.id };
+    }
   }
 
   async resolve(id: string, by: number, note: string): Promise<boolean> {

@@ -7,7 +7,7 @@ import type { ReconciliationReport } from "../../../domain/reconciliation-runs.j
 import type { BotDeps } from "../../deps.js";
 import { registeredLanguage } from "../../shared/i18n.js";
 import type { Translate } from "../../shared/labels.js";
-import { daysName, findingsCsv, reportText } from "./views.js";
+import { daysName, findingsCsv, hasFile, reportText } from "./views.js";
 
 type DeliveryDeps = Pick<BotDeps, "i18n" | "config" | "subscribers" | "logger">;
 
@@ -48,10 +48,11 @@ async function sendTo(
   const locale = await registeredLanguage(deps.subscribers, admin);
   const t: Translate = (key, variables) => deps.i18n.t(locale, key, variables);
   await api.sendMessage(admin, reportText(report, t, settings), { parse_mode: "HTML" });
-  if (report.findings.length + report.earlier.length === 0) return;
+  if (!hasFile(report)) return;
   const days = daysName(report.run.firstDay, report.run.lastDay).replace("..", "_");
   await api.sendDocument(
     admin,
-    new InputFile(findingsCsv(report, settings.minorDigits), `reconciliation-${days}.csv`),
+    // A supplier, not a stream: a retried upload reads the ledger afresh.
+    new InputFile(() => findingsCsv(report, settings.minorDigits), `reconciliation-${days}.csv`),
   );
 }

@@ -3,14 +3,15 @@
 // of the provider balance; and the file finance works from: every open finding with its ids,
 // exact amounts and next step (RFC 4180, UTF-8 with a BOM, formulas neutralised as in /report).
 // No phone number or name is in either: a purchase is named by its id.
+import { Readable } from "node:stream";
 import { stringify } from "csv-stringify/sync";
 import { DateTime } from "luxon";
 import { formatMinorUnits } from "../../../domain/provider-balance.js";
-import type { ReconciliationReport, StoredFinding } from "../../../domain/reconciliation-runs.js";
+import type { ReconciliationReport } from "../../../domain/reconciliation-runs.js";
 import type { Translate } from "../../shared/labels.js";
 
-/** Earlier findings listed in the message; the rest are in the file. */
-const EARLIER_LISTED = 10;
+/** Lines of the file written at a time. */
+const LINES_PER_CHUNK = 500;
 
 const COLUMNS = [
   "finding_id",
@@ -41,26 +42,26 @@ export function reportText(
   const money = (minor: bigint) => formatMinorUnits(minor, settings.minorDigits);
   const days = daysName(report.run.firstDay, report.run.lastDay);
   const drifts = report.drifts.filter((d) => d.readingMinor !== d.expectedMinor);
+  const open = openOf(report);
   const lines: string[] = [];
-  if (report.findings.length === 0) {
+  if (open === 0) {
     lines.push(t("reconcile-clean", { days, purchases: report.purchases }));
   } else {
     lines.push(
       t("reconcile-title", {
         days,
         purchases: report.purchases,
-        count: report.findings.length,
+        count: open,
       }),
     );
-    const counts = new Map<string, number>();
-    for (const f of report.findings) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
-    for (const [kind, count] of counts) {
+    for (const [kind, count] of report.counts) {
       lines.push(t("reconcile-kind", { label: t(`finding-${kind}`), count }));
     }
   }
-  if (report.earlier.length > 0) {
-    lines.push("", t("reconcile-earlier", { count: report.earlier.length }));
-    for (const f of report.earlier.slice(0, EARLIER_LISTED)) {
+  const earlier = report.earlier;
+  if (earlier.count > 0) {
+    lines.push("", t("reconcile-earlier", { count: earlier.count }));
+    for (const f of earlier.first) {
       lines.push(
         t("reconcile-earlier-line", {
           id: f.id,
@@ -70,8 +71,8 @@ export function reportText(
         }),
       );
     }
-    if (report.earlier.length > EARLIER_LISTED) {
-      lines.push(t("reconcile-more", { count: report.earlier.length - EARLIER_LISTED }));
+    if (earlier.count > earlier.first.length) {
+      lines.push(t("reconcile-more", { count: earlier.count - earlier.first.length }));
     }
   }
   for (const d of drifts) {
@@ -84,33 +85,54 @@ export function reportText(
       }),
     );
   }
-  if (report.findings.length + report.earlier.length > 0) {
+  if (hasFile(report)) {
     lines.push("", t("reconcile-resolve-hint"));
   }
   if (settings.unaskable && report.purchases > 0) lines.push(t("reconcile-telegram"));
   return lines.join("\n");
 }
 
-/** Every open finding of the report, the earlier days' first. */
-export function findingsCsv(report: ReconciliationReport, minorDigits: number): Buffer {
+/** Open findings of the run's days. */
+const openOf = (report: ReconciliationReport) =>
+  [...report.counts.values()].reduce((sum, count) => sum + count, 0);
+
+/** A file goes with the report when some finding is open, of its days or earlier ones. */
+export const hasFile = (report: ReconciliationReport) => openOf(report) + report.earlier.count > 0;
+
+async function* chunks(report: ReconciliationReport, minorDigits: number) {
   const money = (minor: bigint | null) =>
     minor === null ? "" : formatMinorUnits(minor, minorDigits);
-  const row = (f: StoredFinding) => [
-    f.id,
-    f.day,
-    f.kind,
-    f.purchaseId,
-    f.outsideIds,
-    money(f.ledgerMinor),
-    money(f.outsideMinor),
-    f.nextStep,
-  ];
-  const text = stringify([...report.earlier, ...report.findings].map(row), {
-    columns: COLUMNS,
-    header: true,
-    bom: true,
-    record_delimiter: "windows",
-    escape_formulas: true,
-  });
-  return Buffer.from(text);
+  let lines: string[][] = [];
+  let first = true;
+  const text = () => {
+    const chunk = stringify(lines, {
+      columns: COLUMNS,
+      header: first,
+      bom: first,
+      record_delimiter: "windows",
+      escape_formulas: true,
+    });
+    first = false;
+    lines = [];
+    return Buffer.from(chunk);
+  };
+  for await (const f of report.rows()) {
+    lines.push([
+      f.id,
+      f.day,
+      f.kind,
+      f.purchaseId,
+      f.outsideIds,
+      money(f.ledgerMinor),
+      money(f.outsideMinor),
+      f.nextStep,
+    ]);
+    if (lines.length === LINES_PER_CHUNK) yield text();
+  }
+  if (first || lines.length > 0) yield text();
+}
+
+/** Every open finding of the report, the earlier days' first, as the ledger's pages arrive. */
+export function findingsCsv(report: ReconciliationReport, minorDigits: number): Readable {
+  return Readable.from(chunks(report, minorDigits));
 }
