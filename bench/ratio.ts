@@ -75,7 +75,8 @@ const PROFILE = process.env.BENCH_PROFILE
 
 /**
  * Both bots start through bin/start, as production does: its memory settings (NODE_OPTIONS,
- * MALLOC_ARENA_MAX) apply to both. BENCH_NODE_OPTIONS adds options after them (they win).
+ * MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_) apply to both. BENCH_NODE_OPTIONS adds options after
+ * them (they win).
  * `bare`: `node` alone, without those settings, for the figure that shows what they are for.
  */
 function start(
@@ -220,7 +221,7 @@ function settingsOf(pid: number): string {
   const environment = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
   const value = (name: string) =>
     environment.find((entry) => entry.startsWith(`${name}=`))?.slice(name.length + 1);
-  const set = ["NODE_OPTIONS", "MALLOC_ARENA_MAX"]
+  const set = ["NODE_OPTIONS", "MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_"]
     .filter((name) => value(name))
     .map((name) => `\`${name}=${value(name)}\``);
   return set.length > 0 ? set.join(", ") : "none (Node's defaults)";
@@ -693,7 +694,7 @@ across runs.
 | CPU per page turn | 2.6× | ${x(f.cpu.bot, f.cpu.floor)} | the same |
 | Redis commands per page turn | 3 in 3 round trips | ${f.redis.toFixed(2)}, of which one on the tap's path | the update gate's two scripts; the way out is not awaited |
 | session per user | 10.3 KB | ${(f.sessionBytes / 1024).toFixed(2)} KB | the position only; the listing is kept beside it under its own key |
-| RSS idle | 109 MB | ${f.idle.bot.median.toFixed(1)} MB | one esbuild bundle instead of ~300 modules; no Deno shim (Fluent used directly instead of @grammyjs/i18n); of undici (every outbound call, issue #22), its pool and \`request\` only, without HTTP/2, its WebAssembly parser compiled by V8's baseline compiler (the optimizing one left 9 MB behind); zod in English only; BullMQ loaded only for a broadcast; two malloc arenas; the bundle kept ASCII (V8 stores a source with one emoji in a doc comment at two bytes per character: 3 MB), without esbuild's keepNames (4 MB), comments or indentation (1.4 MB), and without whatwg-url (issue #21, 4 MB) |
+| RSS idle | 109 MB | ${f.idle.bot.median.toFixed(1)} MB | one esbuild bundle instead of ~300 modules; no Deno shim (Fluent used directly instead of @grammyjs/i18n); of undici (every outbound call, issue #22), its pool and \`request\` only, without HTTP/2; zod in English only, without its JIT (1 MB); Node's built-ins required, not imported (Node 24 reads every export of an imported one: \`node:http\`'s loaded Node's own fetch, 2 MB); BullMQ loaded only for a broadcast; two malloc arenas, and glibc's mmap threshold at 32 KB (the blocks V8 compiles in given back: 5 MB); the bundle kept ASCII (V8 stores a source with one emoji in a doc comment at two bytes per character: 3 MB), without esbuild's keepNames (4 MB), comments or indentation (1.4 MB), and without whatwg-url (issue #21, 4 MB) |
 | RSS after 10,000 users | 261–274 MB | ${f.reached.at(-1)?.rss.toFixed(1) ?? "—"} MB | the listing out of the session; a 96 MB old generation |
 | start to first getUpdates | 4.2× | ${x(f.startup.bot, f.startup.floor)} | the bundle; Redis and getMe at the same time; command menus set in the background; BullMQ and the provider's HTTP client loaded on first use |
 

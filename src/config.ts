@@ -1,8 +1,8 @@
 // The configuration: every environment variable declared once, in one zod schema that also
 // shapes the typed Config the rest of the code reads. Parsed once at start-up.
-import { z } from "zod";
 import { isValidTimeZone } from "./adapters/provider/datetime.js";
 import { PROVIDER_API_VERSIONS } from "./adapters/provider/versions.js";
+import { z } from "./adapters/zod.js";
 import { minorUnitDigits } from "./domain/payment.js";
 import { parseMinorUnits } from "./domain/provider-balance.js";
 import { PAYMENT_METHODS, type PaymentMethod } from "./domain/purchase.js";

@@ -43,6 +43,26 @@ const zodInEnglishOnly = {
   },
 };
 
+/**
+ * Node's built-in modules, imported by the bundle's ES modules, are required instead. For an
+ * `import` Node builds an ES module of the built-in's exports and reads each of them once,
+ * lazy getters included: `node:http`'s WebSocket loads Node's own fetch (its undici), HTTP/2,
+ * zlib and worker threads; `node:fs`'s promises a REPL's history; `node:crypto`'s webcrypto.
+ * require() returns the module as it is, and a getter runs only if the bot reads it (2 MB of
+ * idle RSS on Node 24, bench/RESULTS.md).
+ */
+const builtinsRequired = {
+  name: "builtins-required",
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^node:/ }, (args) =>
+      args.kind === "import-statement" ? { path: args.path, namespace: "builtin" } : undefined,
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+    }));
+  },
+};
+
 const outdir = process.argv[2] ?? "dist";
 
 rmSync(outdir, { recursive: true, force: true });
@@ -63,7 +83,7 @@ await build({
     "abort-controller": "./tools/native-abort-controller.cjs",
     "whatwg-url": "./tools/native-whatwg-url.cjs",
   },
-  plugins: [undiciHttp1Only, zodInEnglishOnly],
+  plugins: [undiciHttp1Only, zodInEnglishOnly, builtinsRequired],
   sourcemap: true,
   // V8 keeps the bundle's source in the heap for lazy compilation: without the packages'
   // comments and indentation it is 40% smaller (1.4 MB of idle RSS). Identifiers are not shortened, so

@@ -195,7 +195,9 @@ export class ReconciliationStore implements ReconciliationLedger {
   async unreported(): Promise<ReconciliationRun[]> {
     const { rows } = await this.ledger.run((db) =>
       sql<RunRow>`SELECT ${RUN_COLUMNS} FROM reconciliation_runs
-        WHERE finished_at IS NOT NULL AND reported_at IS NULL ORDER BY reconciliation_runs.id`.execute(db),
+        WHERE finished_at IS NOT NULL AND reported_at IS NULL ORDER BY reconciliation_runs.id`.execute(
+        db,
+      ),
     );
     return rows.map(runOf);
   }
@@ -217,8 +219,11 @@ export class ReconciliationStore implements ReconciliationLedger {
     return this.ledger.run(async (db) => {
       const { rows: counted } = await sql<{ n: number }>`SELECT count(*)::int AS n
         FROM reconciliation_findings WHERE status = 'open' AND day < ${day}::date`.execute(db);
-      const { rows } = await sql<FindingRow>`SELECT ${FINDING_COLUMNS} FROM reconciliation_findings f
-        WHERE status = 'open' AND day < ${day}::date ORDER BY f.day, f.id LIMIT ${listed}`.execute(db);
+      const { rows } =
+        await sql<FindingRow>`SELECT ${FINDING_COLUMNS} FROM reconciliation_findings f
+        WHERE status = 'open' AND day < ${day}::date ORDER BY f.day, f.id LIMIT ${listed}`.execute(
+          db,
+        );
       return { count: counted[0]?.n ?? 0, first: rows.map(findingOf) };
     });
   }

@@ -1,6 +1,6 @@
 // What differs between v1.0.0 and v1.0.1, and nothing else. See provider-api.md section 9.
-import { z } from "zod";
 import type { CustomerInfo, ServiceKind, TopupRequest } from "../../domain/model.js";
+import { z } from "../zod.js";
 import {
   connectionListsSchema,
   customerFields,

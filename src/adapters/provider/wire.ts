@@ -4,7 +4,6 @@
 // spec's samples: numbers for strings, other date forms, amounts as strings, missing optional
 // fields. An item that cannot be used (a bouquet without a valid price) is left out, never the
 // whole answer.
-import { z } from "zod";
 import { parseBouquetName } from "../../domain/bouquet-name.js";
 import type {
   Bouquet,
@@ -16,6 +15,7 @@ import type {
 } from "../../domain/model.js";
 import { isChargeable, parseAmount } from "../../domain/money.js";
 import { type ProviderOperation, ProviderProtocolError } from "../../domain/provider-errors.js";
+import { z } from "../zod.js";
 import { parseProviderTime } from "./datetime.js";
 
 /** An identifier: a non-empty string, or a number taken as its digits. */
