@@ -354,20 +354,12 @@ async function reconcileInChild(
     silent,
   );
 
-  global.gc?.();
-  const base = process.memoryUsage();
-  let peakRss = base.rss;
-  let peakHeap = base.heapUsed;
-  const sampler = setInterval(() => {
-    const now = process.memoryUsage();
-    peakRss = Math.max(peakRss, now.rss);
-    peakHeap = Math.max(peakHeap, now.heapUsed);
-  }, 10);
+  const memory = sampleMemory(10);
   const started = performance.now();
   await runs.request({ first: day, last: day }, 1);
   const report = await done;
   const wallMs = performance.now() - started;
-  clearInterval(sampler);
+  const used = memory.stop();
   for (const [kind, count] of report.counts) findings[kind] = count;
   await runs.stop();
   await provider.close();
@@ -379,10 +371,33 @@ async function reconcileInChild(
     liveMaxMb: Math.max(...live) / MB,
     wallMs,
     findings,
-    baseRssMb: base.rss / MB,
-    peakRssMb: peakRss / MB,
-    baseHeapMb: base.heapUsed / MB,
-    peakHeapMb: peakHeap / MB,
+    ...used,
+  };
+}
+
+/** RSS and heap used from now (after a GC) to `stop`, sampled every `everyMs`, in MB. */
+function sampleMemory(everyMs: number) {
+  global.gc?.();
+  const base = process.memoryUsage();
+  let peakRss = base.rss;
+  let peakHeap = base.heapUsed;
+  const sample = () => {
+    const now = process.memoryUsage();
+    peakRss = Math.max(peakRss, now.rss);
+    peakHeap = Math.max(peakHeap, now.heapUsed);
+  };
+  const sampler = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(sampler);
+      sample();
+      return {
+        baseRssMb: base.rss / MB,
+        peakRssMb: peakRss / MB,
+        baseHeapMb: base.heapUsed / MB,
+        peakHeapMb: peakHeap / MB,
+      };
+    },
   };
 }
 
@@ -416,15 +431,7 @@ async function reportInChild(url: string): Promise<ReportMeasured> {
   );
   await ledger.open();
   const store = new ReconciliationStore(ledger);
-  global.gc?.();
-  const base = process.memoryUsage();
-  let peakRss = base.rss;
-  let peakHeap = base.heapUsed;
-  const sampler = setInterval(() => {
-    const now = process.memoryUsage();
-    peakRss = Math.max(peakRss, now.rss);
-    peakHeap = Math.max(peakHeap, now.heapUsed);
-  }, 5);
+  const memory = sampleMemory(5);
   const started = performance.now();
   const counts = await store.openCounts(UNASKED_DAY, UNASKED_DAY);
   const earlier = await store.openBefore(UNASKED_DAY, 10);
@@ -449,17 +456,13 @@ async function reportInChild(url: string): Promise<ReportMeasured> {
   );
   for await (const chunk of csv) bytes += (chunk as Buffer).length;
   const ms = performance.now() - started;
-  clearInterval(sampler);
-  const now = process.memoryUsage();
+  const used = memory.stop();
   await ledger.close();
   return {
     findings: rows,
     bytes,
     ms,
-    baseRssMb: base.rss / MB,
-    peakRssMb: Math.max(peakRss, now.rss) / MB,
-    baseHeapMb: base.heapUsed / MB,
-    peakHeapMb: Math.max(peakHeap, now.heapUsed) / MB,
+    ...used,
   };
 }
 

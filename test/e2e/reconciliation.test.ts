@@ -13,6 +13,7 @@ import { createKhaltiSandbox, type KhaltiSandbox } from "../../tools/khalti-sand
 import { CUSTOMER_SEEDS } from "../../tools/sandbox/data.js";
 import type { ChatUser } from "../../tools/telegram-emulator/index.js";
 import { expectReply } from "../support/chat.js";
+import { parseCsv } from "../support/csv.js";
 import { insertRows, ledgerRow } from "../support/ledger-rows.js";
 import { freePort } from "../support/ports.js";
 import { PROVIDER_TOKEN, type Stack, startStack } from "../support/stack.js";
@@ -38,36 +39,6 @@ let admin: ChatUser;
 let nextBuyer = 7_340;
 /** The day of the Khalti journeys (today), once they ran. */
 let khaltiDay = "";
-
-/** RFC 4180 as the report writes it (CRLF), into one object per line; the BOM kept out. */
-function parseCsv(body: string): Record<string, string>[] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < body.length; i++) {
-    const char = body[i] as string;
-    if (quoted) {
-      if (char !== '"') cell += char;
-      else if (body[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else quoted = false;
-    } else if (char === '"') quoted = true;
-    else if (char === ",") {
-      row.push(cell);
-      cell = "";
-    } else if (char === "\r" && body[i + 1] === "\n") {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = "";
-      i++;
-    } else cell += char;
-  }
-  const [header = [], ...lines] = rows;
-  return lines.map((cells) => Object.fromEntries(header.map((name, i) => [name, cells[i] ?? ""])));
-}
 
 interface Report {
   text: string;
@@ -105,7 +76,7 @@ async function reconcile(days: string): Promise<Report> {
     text,
     csv,
     csvName: document?.file_name,
-    rows: csv ? parseCsv(csv.toString("utf8").replace(/^\uFEFF/, "")) : [],
+    rows: csv ? parseCsv(csv.toString("utf8")) : [],
     messages: fresh(),
   };
 }

@@ -14,6 +14,7 @@ import { ValueFormatter } from "../../src/bot/shared/values.js";
 import { loadConfig } from "../../src/config.js";
 import type { ChatUser } from "../../tools/telegram-emulator/index.js";
 import { expectReply } from "../support/chat.js";
+import { parseCsv } from "../support/csv.js";
 import {
   insertPayments,
   insertRows,
@@ -35,37 +36,6 @@ const noonOf = (day: string) => new Date(`${day}T12:00:00+05:45`);
 function ledgerOf(stack: Stack): Kysely<LedgerTables> {
   const pool = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 2 });
   return new Kysely<LedgerTables>({ dialect: new PostgresDialect({ pool }) });
-}
-
-/** RFC 4180 as the report writes it (BOM, CRLF), into one object per line. */
-function parseCsv(text: string): Record<string, string>[] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  const body = text.replace(/^\uFEFF/, "");
-  for (let i = 0; i < body.length; i++) {
-    const char = body[i] as string;
-    if (quoted) {
-      if (char !== '"') cell += char;
-      else if (body[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else quoted = false;
-    } else if (char === '"') quoted = true;
-    else if (char === ",") {
-      row.push(cell);
-      cell = "";
-    } else if (char === "\r" && body[i + 1] === "\n") {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = "";
-      i++;
-    } else cell += char;
-  }
-  const [header = [], ...lines] = rows;
-  return lines.map((cells) => Object.fromEntries(header.map((name, i) => [name, cells[i] ?? ""])));
 }
 
 interface Received {
