@@ -50,6 +50,9 @@ export class OutcomeTeller {
             { purchaseId: purchase.id },
           )
         : null;
+      // Written before the receipt goes out: its "Remind me" reads the end from the ledger. A
+      // copy gone stale is told all the same, as below.
+      await this.write(purchase);
     }
     // Saved before the receipt goes out: the buyer's next tap may be /topup.
     if (purchase.phase === "charged") await this.remember(purchase);
@@ -63,11 +66,8 @@ export class OutcomeTeller {
       return false;
     }
     purchase.told = purchase.phase;
-    try {
-      await this.book.record(purchase);
-    } catch (error) {
-      // Told, but the purchase moved on meanwhile: its newer phase is told in its turn.
-      if (!(error instanceof StaleWriteError)) throw error;
+    // Told, but the purchase moved on meanwhile: its newer phase is told in its turn.
+    if (!(await this.write(purchase))) {
       this.log.info({ purchaseId: purchase.id }, "told a purchase that has moved on since");
     }
     for (const listener of this.listeners.get(purchase.phase) ?? []) await listener(purchase);
@@ -81,6 +81,17 @@ export class OutcomeTeller {
    */
   whenTold(phase: PurchasePhase, listener: ToldListener): void {
     this.listeners.set(phase, [...(this.listeners.get(phase) ?? []), listener]);
+  }
+
+  /** False when the purchase moved on since it was read (its newer phase is told in its turn). */
+  private async write(purchase: Purchase): Promise<boolean> {
+    try {
+      await this.book.record(purchase);
+      return true;
+    } catch (error) {
+      if (!(error instanceof StaleWriteError)) throw error;
+      return false;
+    }
   }
 
   /** Offered again on the buyer's next /topup; a failure here costs only that convenience. */

@@ -377,6 +377,20 @@ describe("Reconciler", () => {
     expect(resultOf(await purchase)).toBe("charged");
   });
 
+  it("writes the renewed end before the receipt goes out: its Remind me reads it at once", async () => {
+    const seen: unknown[] = [];
+    const reading = new OutcomeTeller(
+      book,
+      { tell: async (p) => void seen.push((await purchases.get(p.id))?.renewedUntil) },
+      logger,
+      { provider: client },
+    );
+    const intent = await intentFor();
+    await new TopupService(client, book, reading, options, logger).purchase(intent);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toEqual(expect.objectContaining({ at: expect.any(Number) }));
+  });
+
   it("tells an outcome whose telling failed, on its next pass", async () => {
     const failing = new OutcomeTeller(
       book,
