@@ -17,12 +17,9 @@
 //   POST   /_sandbox/faults/release                    held status checks answered, none held more
 //   DELETE /_sandbox/faults                            every fault cleared (held checks released)
 //   POST   /_sandbox/reset                             payments, requests and faults forgotten
-//
-// Every answer is JSON; a refused one is {detail} with 400 (a bad body), 404 (unknown) or 409
-// (a payment in a state that does not allow it).
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parseJson, readBody, sendJson } from "../payment-fakes/http.js";
+import { handleControl as control, type JsonObject, OK } from "../payment-fakes/control.js";
 import { PaymentStateError, UnknownPaymentError } from "./payments.js";
 import {
   ESEWA_STATUSES,
@@ -34,67 +31,42 @@ import {
 
 export const CONTROL_PREFIX = "/_sandbox/";
 
-type JsonObject = Record<string, unknown>;
-
-const isJsonObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-const detail = (message: string) => ({ detail: message });
-const OK = detail("OK");
 const PAYMENT_ACTION = /^payments\/([^/]+)\/(pay|cancel|pending|status)$/;
 const PAYMENT = /^payments\/([^/]+)$/;
 
-export async function handleControl(
+export function handleControl(
   request: IncomingMessage,
   response: ServerResponse,
   url: URL,
   sandbox: EsewaSandbox,
 ): Promise<void> {
-  const parsed = parseJson(await readBody(request));
-  const body: JsonObject = parsed.valid && isJsonObject(parsed.value) ? parsed.value : {};
-  const target = url.pathname.slice(CONTROL_PREFIX.length).replace(/\/$/, "");
-  try {
-    const action = request.method === "POST" ? PAYMENT_ACTION.exec(target) : null;
-    if (action?.[1] && action[2]) {
-      const uuid = decodeURIComponent(action[1]);
-      return sendJson(response, 200, act(sandbox, uuid, action[2], body));
-    }
-    const one = request.method === "GET" ? PAYMENT.exec(target) : null;
-    if (one?.[1]) {
-      const payment = sandbox.payment(decodeURIComponent(one[1]));
-      if (!payment) return sendJson(response, 404, detail("Unknown transaction_uuid"));
-      return sendJson(response, 200, payment);
-    }
-    switch (`${request.method} ${target}`) {
-      case "GET payments":
-        return sendJson(response, 200, sandbox.payments());
-      case "GET requests":
-        return sendJson(response, 200, sandbox.calls.requests);
-      case "GET status-checks": {
-        const uuid = url.searchParams.get("transaction_uuid") ?? undefined;
-        return sendJson(response, 200, { count: sandbox.calls.statusChecks(uuid) });
+  return control(request, response, url, CONTROL_PREFIX, sandbox, {
+    unknown: UnknownPaymentError,
+    conflict: PaymentStateError,
+    setFault: (body) => setFault(sandbox, body),
+    own({ method, target, body, url }) {
+      const action = method === "POST" ? PAYMENT_ACTION.exec(target) : null;
+      if (action?.[1] && action[2]) {
+        return act(sandbox, decodeURIComponent(action[1]), action[2], body);
       }
-      case "POST faults":
-        setFault(sandbox, body);
-        return sendJson(response, 200, OK);
-      case "POST faults/release":
+      const one = method === "GET" ? PAYMENT.exec(target) : null;
+      if (one?.[1]) {
+        const uuid = decodeURIComponent(one[1]);
+        const payment = sandbox.payment(uuid);
+        if (!payment) throw new UnknownPaymentError(uuid);
+        return payment;
+      }
+      if (method === "GET" && target === "status-checks") {
+        const uuid = url.searchParams.get("transaction_uuid") ?? undefined;
+        return { count: sandbox.calls.statusChecks(uuid) };
+      }
+      if (method === "POST" && target === "faults/release") {
         sandbox.faults.releaseStatus();
-        return sendJson(response, 200, OK);
-      case "DELETE faults":
-        sandbox.faults.clear();
-        return sendJson(response, 200, OK);
-      case "POST reset":
-        sandbox.reset();
-        return sendJson(response, 200, OK);
-      default:
-        return sendJson(response, 404, detail(`No control route ${request.method} ${target}`));
-    }
-  } catch (error) {
-    if (error instanceof UnknownPaymentError) return sendJson(response, 404, detail(error.message));
-    if (error instanceof PaymentStateError) return sendJson(response, 409, detail(error.message));
-    if (error instanceof RangeError) return sendJson(response, 400, detail(error.message));
-    throw error;
-  }
+        return OK;
+      }
+      return undefined;
+    },
+  });
 }
 
 function act(sandbox: EsewaSandbox, uuid: string, action: string, body: JsonObject) {

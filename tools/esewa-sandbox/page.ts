@@ -2,6 +2,7 @@
 // Cancel or Leave pending. Plain HTML forms, no JavaScript, so a test can drive it with fetch
 // and a person with any browser.
 
+import { escapeHtml, htmlPage, rupees } from "../payment-fakes/html.js";
 import type { EsewaPayment } from "./types.js";
 import {
   esewaAmount,
@@ -17,29 +18,7 @@ export function pagePath(transactionUuid: string): string {
   return `${PAGE_PREFIX}${encodeURIComponent(transactionUuid)}`;
 }
 
-function escapeHtml(text: string): string {
-  return text
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
-}
-
-/** 123456 paisa → NPR 1234.56 */
-function rupees(paisa: number): string {
-  return `NPR ${Math.floor(paisa / 100)}.${String(paisa % 100).padStart(2, "0")}`;
-}
-
-function page(title: string, body: string): string {
-  return [
-    "<!doctype html>",
-    '<html lang="en"><head><meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(title)}</title></head>`,
-    `<body><h1>eSewa sandbox</h1>${body}</body></html>`,
-  ].join("\n");
-}
+const page = (title: string, body: string) => htmlPage("eSewa sandbox", title, body);
 
 /** The payment page of an INITIATED payment: what is paid, and the three buttons. */
 export function checkoutPage(payment: EsewaPayment): string {

@@ -13,54 +13,31 @@
 //   POST   /_sandbox/reset                       payments, requests and faults forgotten
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parseJson, readBody, sendJson } from "../payment-fakes/http.js";
+import { handleControl as control, OK } from "../payment-fakes/control.js";
 import { PaymentStateError, UnknownPaymentError } from "./payments.js";
 import type { KhaltiSandbox, LookupFailure } from "./types.js";
-import { isJsonObject, type JsonObject } from "./validate.js";
-import { detail } from "./wire.js";
+import type { JsonObject } from "./validate.js";
 
 export const CONTROL_PREFIX = "/_sandbox/";
 
-const OK = detail("OK");
 const PAYMENT_ACTION = /^payments\/([^/]+)\/(pay|cancel|expire)$/;
 
-export async function handleControl(
+export function handleControl(
   request: IncomingMessage,
   response: ServerResponse,
-  path: string,
+  url: URL,
   sandbox: KhaltiSandbox,
 ): Promise<void> {
-  const parsed = parseJson(await readBody(request));
-  const body: JsonObject = parsed.valid && isJsonObject(parsed.value) ? parsed.value : {};
-  const target = path.slice(CONTROL_PREFIX.length).replace(/\/$/, "");
-  try {
-    const action = request.method === "POST" ? PAYMENT_ACTION.exec(target) : null;
-    if (action?.[1] && action[2]) {
-      return sendJson(response, 200, act(sandbox, decodeURIComponent(action[1]), action[2], body));
-    }
-    switch (`${request.method} ${target}`) {
-      case "GET payments":
-        return sendJson(response, 200, sandbox.payments());
-      case "GET requests":
-        return sendJson(response, 200, sandbox.calls.requests);
-      case "POST faults":
-        setFault(sandbox, body);
-        return sendJson(response, 200, OK);
-      case "DELETE faults":
-        sandbox.faults.clear();
-        return sendJson(response, 200, OK);
-      case "POST reset":
-        sandbox.reset();
-        return sendJson(response, 200, OK);
-      default:
-        return sendJson(response, 404, detail(`No control route ${request.method} ${target}`));
-    }
-  } catch (error) {
-    if (error instanceof UnknownPaymentError) return sendJson(response, 404, detail(error.message));
-    if (error instanceof PaymentStateError) return sendJson(response, 409, detail(error.message));
-    if (error instanceof RangeError) return sendJson(response, 400, detail(error.message));
-    throw error;
-  }
+  return control(request, response, url, CONTROL_PREFIX, sandbox, {
+    unknown: UnknownPaymentError,
+    conflict: PaymentStateError,
+    setFault: (body) => setFault(sandbox, body),
+    own({ method, target, body }) {
+      const action = method === "POST" ? PAYMENT_ACTION.exec(target) : null;
+      if (!action?.[1] || !action[2]) return undefined;
+      return act(sandbox, decodeURIComponent(action[1]), action[2], body);
+    },
+  });
 }
 
 function act(sandbox: KhaltiSandbox, pidx: string, action: string, body: JsonObject) {

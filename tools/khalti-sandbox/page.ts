@@ -1,6 +1,7 @@
 // The buyer's side: the page payment_url opens, and where the browser goes after Pay or Cancel.
 // Plain HTML forms, so a test can drive it with fetch and a person with any browser.
 
+import { escapeHtml, htmlPage, rupees } from "../payment-fakes/html.js";
 import type { KhaltiPayment } from "./types.js";
 
 const PAGE_PREFIX = "/pay/";
@@ -9,29 +10,7 @@ export function paymentUrl(origin: string, pidx: string): string {
   return `${origin}${PAGE_PREFIX}${pidx}`;
 }
 
-function escapeHtml(text: string): string {
-  return text
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
-}
-
-/** 123456 paisa → NPR 1234.56 */
-function rupees(paisa: number): string {
-  return `NPR ${(paisa / 100).toFixed(2)}`;
-}
-
-function page(title: string, body: string): string {
-  return [
-    "<!doctype html>",
-    '<html lang="en"><head><meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(title)}</title></head>`,
-    `<body><h1>Khalti sandbox</h1>${body}</body></html>`,
-  ].join("\n");
-}
+const page = (title: string, body: string) => htmlPage("Khalti sandbox", title, body);
 
 /** The checkout page of an Initiated payment. */
 export function checkoutPage(payment: KhaltiPayment): string {

@@ -85,8 +85,9 @@ export async function createKhaltiSandbox(options: KhaltiSandboxOptions): Promis
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = new URL(request.url ?? "/", "http://sandbox").pathname;
-    if (path.startsWith(CONTROL_PREFIX)) return handleControl(request, response, path, sandbox);
+    const url = new URL(request.url ?? "/", "http://sandbox");
+    const path = url.pathname;
+    if (path.startsWith(CONTROL_PREFIX)) return handleControl(request, response, url, sandbox);
     const page = matchPage(path);
     if (page) return handlePage(request, response, page, book);
     const api = matchApi(path);

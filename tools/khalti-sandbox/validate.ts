@@ -1,13 +1,10 @@
 // Checks of the initiate and refund bodies. Like Django REST framework, every field is checked
 // and all errors come back at once, each field with its list of messages.
 
+import { isJsonObject, type JsonObject } from "../payment-fakes/control.js";
 import type { FieldErrors } from "./wire.js";
 
-export type JsonObject = Record<string, unknown>;
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export { isJsonObject, type JsonObject };
 
 /** What a valid initiate request asks for. */
 export interface InitiateOrder {
