@@ -79,7 +79,7 @@ module.exports = {
       severity: "error",
       comment: "The sandbox and the emulator fake outside systems: they know nothing of the bot.",
       from: {
-        path: "^tools/(sandbox|khalti-sandbox|esewa-sandbox|payment-fakes|telegram-emulator)/",
+        path: "^tools/(sandbox|khalti-sandbox|esewa-sandbox|fonepay-sandbox|payment-fakes|telegram-emulator)/",
       },
       to: { path: "^src/" },
     },

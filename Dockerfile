@@ -5,8 +5,11 @@ FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tools/build.mjs ./tools/
+# build.mjs, the Mini App's build, and the stand-ins it bundles in some packages' place (a
+# polyfill, node-fetch, undici's HTTP/2 client, zod's other languages).
+COPY tools/build.mjs tools/build-webapp.mjs tools/*.cjs tools/*.js ./tools/
 COPY src ./src
+COPY webapp ./webapp
 RUN npm run build
 
 # The provider sandbox: a development tool (dev dependencies, tsx), never part of the bot's
@@ -36,6 +39,9 @@ WORKDIR /app
 # a volume belongs. Production runs PostgreSQL (docs/operations.md, "The ledger").
 RUN mkdir -p /data && chown node:node /data
 ENV DATA_DIR=/data
+# The payment journal lives there too: never in the container's writable layer, which a
+# recreated container loses.
+VOLUME ["/data"]
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist

@@ -19,7 +19,7 @@ import { LedgerConnection } from "../src/adapters/ledger/connection.js";
 import { ProviderBalanceStore } from "../src/adapters/ledger/provider-balance.js";
 import { LedgerDays } from "../src/adapters/ledger/reconciliation-days.js";
 import { ReconciliationStore } from "../src/adapters/ledger/reconciliation-store.js";
-import { KhaltiPayments } from "../src/adapters/payments/khalti.js";
+import { KhaltiPayments } from "../src/adapters/payments/khalti/khalti.js";
 import { ProviderClient } from "../src/adapters/provider/client.js";
 import { findingsCsv } from "../src/bot/features/reconcile/views.js";
 import type { LedgerSide } from "../src/domain/daily-reconciliation.js";
@@ -443,6 +443,7 @@ async function reportInChild(url: string): Promise<ReportMeasured> {
       run: { ...run, resumeAfter: null, purchases: 0 },
       purchases: 0,
       counts,
+      settled: 0,
       earlier,
       drifts: [],
       rows: async function* () {

@@ -3,6 +3,7 @@
 // src/lifecycle.ts starts, drains and stops them in their order.
 
 import type { Redis } from "ioredis";
+import { telegramFetch } from "./adapters/http-client.js";
 import type { LedgerTarget } from "./adapters/ledger/connection.js";
 import type { Logger } from "./adapters/logger.js";
 import { Metrics } from "./adapters/metrics.js";
@@ -39,7 +40,11 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   // Redis and the ledger: every store, and the one test of "a store is away".
   const stores = createStores({ ...base, given: options });
   // What the bot says outside updates: outcomes, reminders, broadcasts, operators' alerts.
-  const telegram = createTelegramPorts(config, stores.subscribers, logger);
+  // The Bot API through undici, as every other outbound call.
+  const telegram = createTelegramPorts(config, stores.subscribers, logger, {
+    apiRoot: config.telegramApiRoot,
+    fetch: telegramFetch(),
+  });
   // The provider's API, behind its health (alerts, top-ups paused while it refuses our token).
   const provider = createProvider({ ...base, stores, alerts: telegram.alerts });
   const core = { ...base, stores, telegram, provider: provider.health };
@@ -73,6 +78,7 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     stores,
     payments,
     bot: bot.bot,
+    deps: bot.deps,
     i18n: telegram.i18n,
     formatter: telegram.formatter,
     ready: readiness.ready,
@@ -88,7 +94,6 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
     workers,
     reconciliation,
     bot,
-    i18n: telegram.i18n,
     http,
     readiness,
   });

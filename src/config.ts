@@ -1,5 +1,6 @@
 // The configuration: every environment variable declared once, in one zod schema that also
 // shapes the typed Config the rest of the code reads. Parsed once at start-up.
+import { hkdfSync } from "node:crypto";
 import { isValidTimeZone } from "./adapters/provider/datetime.js";
 import { PROVIDER_API_VERSIONS } from "./adapters/provider/versions.js";
 import { z } from "./adapters/zod.js";
@@ -13,49 +14,39 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"
 const unsetIfEmpty = (value: unknown) =>
   typeof value === "string" && value.trim() === "" ? undefined : value;
 
-const required = (what: string) =>
-  z.preprocess(unsetIfEmpty, z.string({ error: `required: ${what}` }));
+const required = (what: string) => z.string({ error: `required: ${what}` });
 
 /** A time of day as HH:MM in the provider's zone; unset: off. */
 const timeOfDay = () =>
-  z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, {
-        error: "must be a time of day as HH:MM (24-hour, in PROVIDER_TIMEZONE), such as 07:30",
-      })
-      .transform((time) => ({ hour: Number(time.slice(0, 2)), minute: Number(time.slice(3)) }))
-      .optional(),
-  );
+  z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, {
+      error: "must be a time of day as HH:MM (24-hour, in PROVIDER_TIMEZONE), such as 07:30",
+    })
+    .transform((time) => ({ hour: Number(time.slice(0, 2)), minute: Number(time.slice(3)) }))
+    .optional();
 
 const wholeNumber = (fallback: number, min: number, max: number, unit: string) =>
-  z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^\d+$/, { error: `must be a whole number of ${unit}` })
-      .transform(Number)
-      .pipe(
-        z
-          .number()
-          .min(min, { error: `must be at least ${min} ${unit}` })
-          .max(max, { error: `must be at most ${max} ${unit}` }),
-      )
-      .default(fallback),
-  );
+  z
+    .string()
+    .regex(/^\d+$/, { error: `must be a whole number of ${unit}` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(min, { error: `must be at least ${min} ${unit}` })
+        .max(max, { error: `must be at most ${max} ${unit}` }),
+    )
+    .default(fallback);
 
 const idList = (what: string) =>
-  z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^\s*-?\d+(\s*,\s*-?\d+)*\s*$/, {
-        error: `must be a comma-separated list of numeric ${what}`,
-      })
-      .transform((list) => list.split(",").map((id) => Number(id.trim())))
-      .default([]),
-  );
+  z
+    .string()
+    .regex(/^\s*-?\d+(\s*,\s*-?\d+)*\s*$/, {
+      error: `must be a comma-separated list of numeric ${what}`,
+    })
+    .transform((list) => list.split(",").map((id) => Number(id.trim())))
+    .default([]);
 
 /**
  * Group and supergroup ids only (negative): a user's id here would make a private chat a staff
@@ -74,42 +65,37 @@ const groupIdList = () =>
 
 /** Telegram user ids (positive); unset is not the same as empty here: undefined. */
 const userIdList = () =>
-  z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, {
-        error: "must be a comma-separated list of numeric Telegram user ids",
-      })
-      .transform((list) => list.split(",").map((id) => Number(id.trim())))
-      .optional(),
-  );
+  z
+    .string()
+    .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, {
+      error: "must be a comma-separated list of numeric Telegram user ids",
+    })
+    .transform((list) => list.split(",").map((id) => Number(id.trim())))
+    .optional();
 
 const flag = (fallback: boolean) =>
-  z.preprocess(
-    unsetIfEmpty,
-    z
-      .enum(["true", "false", "1", "0"], { error: "must be true or false" })
-      .transform((value) => value === "true" || value === "1")
-      .default(fallback),
-  );
+  z
+    .enum(["true", "false", "1", "0"], { error: "must be true or false" })
+    .transform((value) => value === "true" || value === "1")
+    .default(fallback);
 
 const port = () =>
-  z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^\d+$/, { error: "must be a port number" })
-      .transform(Number)
-      .pipe(z.number().min(1).max(65_535, { error: "must be a port number" }))
-      .optional(),
-  );
+  z
+    .string()
+    .regex(/^\d+$/, { error: "must be a port number" })
+    .transform(Number)
+    .pipe(z.number().min(1).max(65_535, { error: "must be a port number" }))
+    .optional();
 
 const url = (what: string) =>
   z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
 
-/** An address others reach this bot at: https, plain http only on this machine. */
-const publicAddress = () =>
+/**
+ * An address others reach this bot at, or one the bot sends secrets to (Fonepay's API: the
+ * username and password travel in every body): https, plain http only on this machine (a
+ * sandbox).
+ */
+const secureAddress = () =>
   z.string().refine(
     (address) => {
       const parsed = URL.canParse(address) ? new URL(address) : undefined;
@@ -126,127 +112,117 @@ const variables = z.object({
   BOT_TOKEN: required("the bot token from @BotFather").pipe(
     z.string().regex(/^\d+:\S+$/, { error: "does not look like a bot token (<id>:<secret>)" }),
   ),
-  TELEGRAM_API_ROOT: z.preprocess(
-    unsetIfEmpty,
-    url("the Telegram Bot API root").default("https://api.telegram.org"),
-  ),
+  TELEGRAM_API_ROOT: url("the Telegram Bot API root").default("https://api.telegram.org"),
+  // Where links into Telegram start: the pages' "Back to Telegram" is <root>/<bot username>.
+  TELEGRAM_LINK_ROOT: url("where links into Telegram start").default("https://t.me"),
   PROVIDER_BASE_URL: required("the provider's base URL").pipe(url("the provider's base URL")),
-  PROVIDER_API_VERSION: z.preprocess(
-    unsetIfEmpty,
-    z
-      .enum(PROVIDER_API_VERSIONS, {
-        error: `must be one of ${PROVIDER_API_VERSIONS.join(", ")}`,
-      })
-      .default("v1.0.1"),
-  ),
+  PROVIDER_API_VERSION: z
+    .enum(PROVIDER_API_VERSIONS, {
+      error: `must be one of ${PROVIDER_API_VERSIONS.join(", ")}`,
+    })
+    .default("v1.0.1"),
   PROVIDER_TOKEN: required("the provider's bearer token"),
   PROVIDER_TIMEOUT_MS: wholeNumber(15_000, 100, 300_000, "milliseconds"),
   PROVIDER_READ_RETRIES: wholeNumber(2, 0, 10, "retries"),
   PROVIDER_MAX_CONNECTIONS: wholeNumber(64, 1, 1_024, "connections"),
   CHECKOUT_TTL_SECONDS: wholeNumber(300, 1, 86_400, "seconds"),
-  PROVIDER_TIMEZONE: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .refine(isValidTimeZone, { error: "must be an IANA time zone name such as Asia/Kathmandu" })
-      .default("UTC"),
-  ),
-  CURRENCY: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^[A-Z]{3}$/, { error: "must be a three-letter ISO 4217 code such as NPR" })
-      .optional(),
-  ),
-  REDIS_URL: z.preprocess(
-    unsetIfEmpty,
-    z
-      .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })
-      .default("redis://127.0.0.1:6379"),
-  ),
-  DATABASE_URL: z.preprocess(
-    unsetIfEmpty,
-    z
-      .url({
-        protocol: /^postgres(ql)?$/,
-        error: "must be a postgres:// or postgresql:// URL (TLS through ?sslmode=require)",
-      })
-      .optional(),
-  ),
+  PROVIDER_TIMEZONE: z
+    .string()
+    .refine(isValidTimeZone, { error: "must be an IANA time zone name such as Asia/Kathmandu" })
+    .default("UTC"),
+  CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3}$/, { error: "must be a three-letter ISO 4217 code such as NPR" })
+    .optional(),
+  REDIS_URL: z
+    .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })
+    .default("redis://127.0.0.1:6379"),
+  DATABASE_URL: z
+    .url({
+      protocol: /^postgres(ql)?$/,
+      error: "must be a postgres:// or postgresql:// URL (TLS through ?sslmode=require)",
+    })
+    .optional(),
   DATABASE_POOL_SIZE: wholeNumber(10, 2, 500, "connections"),
   DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(5_000, 100, 600_000, "milliseconds"),
-  DATA_DIR: z.preprocess(unsetIfEmpty, z.string().default("./data")),
-  PAYMENT_METHODS: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .transform((list, context) => {
-        const methods = list.split(",").map((method) => method.trim());
-        const known = (method: string): method is PaymentMethod =>
-          (PAYMENT_METHODS as readonly string[]).includes(method);
-        if (!methods.every(known) || new Set(methods).size !== methods.length) {
-          context.addIssue({
-            code: "custom",
-            message: `must be a comma-separated list of ${PAYMENT_METHODS.join(", ")}, each once`,
-          });
-          return z.NEVER;
-        }
-        return methods;
-      })
-      .optional(),
-  ),
+  DATA_DIR: z.string().default("./data"),
+  PAYMENT_JOURNAL_DIR: z.string().optional(),
+  PAYMENT_JOURNAL_KEY: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
+  PAYMENT_METHODS: z
+    .string()
+    .transform((list, context) => {
+      const methods = list.split(",").map((method) => method.trim());
+      const known = (method: string): method is PaymentMethod =>
+        (PAYMENT_METHODS as readonly string[]).includes(method);
+      if (!methods.every(known) || new Set(methods).size !== methods.length) {
+        context.addIssue({
+          code: "custom",
+          message: `must be a comma-separated list of ${PAYMENT_METHODS.join(", ")}, each once`,
+        });
+        return z.NEVER;
+      }
+      return methods;
+    })
+    .optional(),
   /** Deprecated for PAYMENT_METHODS (one release): a single method, or none. */
-  PAYMENT_MODE: z.preprocess(
-    unsetIfEmpty,
-    z
-      .enum(["none", ...PAYMENT_METHODS], {
-        error: `must be none or one of ${PAYMENT_METHODS.join(", ")} (deprecated: use PAYMENT_METHODS)`,
-      })
-      .optional(),
-  ),
-  PAYMENT_PROVIDER_TOKEN: z.preprocess(unsetIfEmpty, z.string().optional()),
-  KHALTI_SECRET_KEY: z.preprocess(unsetIfEmpty, z.string().optional()),
-  KHALTI_BASE_URL: z.preprocess(
-    unsetIfEmpty,
-    z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).default("https://khalti.com"),
-  ),
-  ESEWA_PRODUCT_CODE: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^\S+$/, { error: "must be eSewa's product code (merchant code), no spaces" })
-      .optional(),
-  ),
-  ESEWA_SECRET_KEY: z.preprocess(unsetIfEmpty, z.string().optional()),
-  ESEWA_FORM_URL: z.preprocess(
-    unsetIfEmpty,
-    z
-      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-      .default("https://epay.esewa.com.np/api/epay/main/v2/form"),
-  ),
-  ESEWA_STATUS_URL: z.preprocess(
-    unsetIfEmpty,
-    z
-      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-      .default("https://epay.esewa.com.np/api/epay/transaction/status/"),
-  ),
-  PUBLIC_URL: z.preprocess(unsetIfEmpty, publicAddress().optional()),
+  PAYMENT_MODE: z
+    .enum(["none", ...PAYMENT_METHODS], {
+      error: `must be none or one of ${PAYMENT_METHODS.join(", ")} (deprecated: use PAYMENT_METHODS)`,
+    })
+    .optional(),
+  PAYMENT_PROVIDER_TOKEN: z.string().optional(),
+  KHALTI_SECRET_KEY: z.string().optional(),
+  KHALTI_BASE_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .default("https://khalti.com"),
+  // A Khalti link is watched this long after its expires_at, read with our clock (clock skew).
+  KHALTI_EXPIRY_MARGIN_SECONDS: wholeNumber(600, 0, 86_400, "seconds"),
+  ESEWA_PRODUCT_CODE: z
+    .string()
+    .regex(/^\S+$/, { error: "must be eSewa's product code (merchant code), no spaces" })
+    .optional(),
+  ESEWA_SECRET_KEY: z.string().optional(),
+  ESEWA_FORM_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .default("https://epay.esewa.com.np/api/epay/main/v2/form"),
+  ESEWA_STATUS_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .default("https://epay.esewa.com.np/api/epay/transaction/status/"),
+  // eSewa publishes no expiry for a posted form: how long one is watched after it was served.
+  ESEWA_OFFER_MINUTES: wholeNumber(60, 1, 1_440, "minutes"),
+  FONEPAY_MERCHANT_CODE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,50}$/, {
+      error: "must be Fonepay's merchant code: letters, digits, _ or -",
+    })
+    .optional(),
+  FONEPAY_USERNAME: z.string().optional(),
+  FONEPAY_PASSWORD: z.string().optional(),
+  FONEPAY_SECRET_KEY: z.string().optional(),
+  // The username and password travel in every body: https only (http for a local sandbox).
+  FONEPAY_API_URL: secureAddress().optional(),
+  // Fonepay publishes no expiry for a dynamic QR: how long one is taken to stay payable once made.
+  FONEPAY_OFFER_MINUTES: wholeNumber(60, 1, 1_440, "minutes"),
+  // Fonepay's own samples disagree on the dataValidation's hex case (Java upper, examples lower).
+  FONEPAY_SIGNATURE_CASE: z
+    .enum(["lower", "upper"], { error: "must be lower or upper" })
+    .default("lower"),
+  PUBLIC_URL: secureAddress().optional(),
   PAYMENT_WINDOW_SECONDS: wholeNumber(900, 1, 86_400, "seconds"),
   PAYMENT_CHECK_SECONDS: wholeNumber(10, 1, 3_600, "seconds"),
-  TOPUP_USER_IDS: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^\s*(\*|\d+(\s*,\s*\d+)*)\s*$/, {
-        error: "must be * or a comma-separated list of numeric Telegram user ids",
-      })
-      .transform((list) =>
-        list.trim() === "*"
-          ? ("everyone" as const)
-          : list.split(",").map((id) => Number(id.trim())),
-      )
-      .optional(),
-  ),
+  // A Telegram pre-checkout this close to the window's end is refused (at most a quarter of it).
+  PAYMENT_CLOSING_SECONDS: wholeNumber(60, 0, 3_600, "seconds"),
+  // An awaiting Telegram invoice ends "not paid" only this long after its window.
+  TELEGRAM_PAYMENT_GRACE_SECONDS: wholeNumber(300, 0, 3_600, "seconds"),
+  TOPUP_USER_IDS: z
+    .string()
+    .regex(/^\s*(\*|\d+(\s*,\s*\d+)*)\s*$/, {
+      error: "must be * or a comma-separated list of numeric Telegram user ids",
+    })
+    .transform((list) =>
+      list.trim() === "*" ? ("everyone" as const) : list.split(",").map((id) => Number(id.trim())),
+    )
+    .optional(),
   ADMIN_USER_IDS: idList("Telegram user ids"),
   DAILY_REPORT_AT: timeOfDay(),
   RECONCILE_AT: timeOfDay(),
@@ -256,28 +232,22 @@ const variables = z.object({
   STAFF_USER_IDS: userIdList(),
   REFUND_USER_IDS: userIdList(),
   STAFF_ROLE_CACHE_SECONDS: wholeNumber(300, 0, 3_600, "seconds"),
-  REDIS_KEY_PREFIX: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^[\w:.-]{1,40}$/, { error: "must be 1-40 letters, digits or _ : . -" })
-      .default("topup:"),
-  ),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,40}$/, { error: "must be 1-40 letters, digits or _ : . -" })
+    .default("topup:"),
   SESSION_IDLE_SECONDS: wholeNumber(1_800, 1, 604_800, "seconds"),
   CHECKOUT_SAFETY_MARGIN_SECONDS: wholeNumber(30, 0, 3_600, "seconds"),
   TOPUP_VERIFY_WINDOW_SECONDS: wholeNumber(120, 1, 3_600, "seconds"),
   TOPUP_LOCK_SECONDS: wholeNumber(15, 1, 600, "seconds"),
   RECONCILE_INTERVAL_SECONDS: wholeNumber(5, 1, 3_600, "seconds"),
-  REMINDER_DAYS_BEFORE: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^\s*\d{1,3}(\s*,\s*\d{1,3})*\s*$/, {
-        error: "must be a comma-separated list of whole days, such as 3,1",
-      })
-      .transform((list) => [...new Set(list.split(",").map((day) => Number(day.trim())))])
-      .default([3, 1]),
-  ),
+  REMINDER_DAYS_BEFORE: z
+    .string()
+    .regex(/^\s*\d{1,3}(\s*,\s*\d{1,3})*\s*$/, {
+      error: "must be a comma-separated list of whole days, such as 3,1",
+    })
+    .transform((list) => [...new Set(list.split(",").map((day) => Number(day.trim())))])
+    .default([3, 1]),
   REMINDERS_PER_USER: wholeNumber(20, 1, 1_000, "reminders"),
   TELEGRAM_RETRY_ATTEMPTS: wholeNumber(3, 0, 20, "attempts"),
   TELEGRAM_POLL_TIMEOUT_SECONDS: wholeNumber(30, 0, 50, "seconds"),
@@ -289,59 +259,54 @@ const variables = z.object({
   PROVIDER_ALERT_AFTER: wholeNumber(5, 1, 1_000, "failed calls"),
   PROVIDER_PROBE_SECONDS: wholeNumber(15, 1, 3_600, "seconds"),
   ALERT_REPEAT_MINUTES: wholeNumber(30, 1, 10_080, "minutes"),
-  WEBHOOK_URL: z.preprocess(unsetIfEmpty, publicAddress().optional()),
-  WEBHOOK_SECRET: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      // Long enough not to be guessed; the characters Telegram allows.
-      .regex(/^[A-Za-z0-9_-]{32,256}$/, {
-        error: "must be 32-256 characters of A-Z a-z 0-9 _ - (Telegram's characters)",
-      })
-      .optional(),
-  ),
-  HTTP_HOST: z.preprocess(unsetIfEmpty, z.string().default("0.0.0.0")),
+  WEBHOOK_URL: secureAddress().optional(),
+  WEBHOOK_SECRET: z
+    .string()
+    // Long enough not to be guessed; the characters Telegram allows.
+    .regex(/^[A-Za-z0-9_-]{32,256}$/, {
+      error: "must be 32-256 characters of A-Z a-z 0-9 _ - (Telegram's characters)",
+    })
+    .optional(),
+  HTTP_HOST: z.string().default("0.0.0.0"),
   HTTP_PORT: port(),
   HTTP_HEADERS_TIMEOUT_MS: wholeNumber(10_000, 100, 120_000, "milliseconds"),
   HTTP_REQUEST_TIMEOUT_MS: wholeNumber(30_000, 100, 600_000, "milliseconds"),
   HTTP_MAX_CONNECTIONS: wholeNumber(1_000, 1, 100_000, "connections"),
+  HTTP_MAX_CONNECTIONS_PER_CLIENT: wholeNumber(100, 1, 100_000, "connections"),
+  HTTP_KEEP_ALIVE_SECONDS: wholeNumber(5, 1, 600, "seconds"),
   METRICS_PORT: port(),
-  METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().default("127.0.0.1")),
-  METRICS_TOKEN: z.preprocess(
-    unsetIfEmpty,
-    z.string().min(32, { error: "must be at least 32 characters" }).optional(),
-  ),
+  METRICS_HOST: z.string().default("127.0.0.1"),
+  METRICS_TOKEN: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
   RETURN_PAGE_LIMIT: wholeNumber(30, 1, 100_000, "requests per minute"),
+  // One offer asked on demand (its pages, "I have paid") at most once this long.
   RETURN_PAGE_LOOKUP_MS: wholeNumber(5_000, 0, 600_000, "milliseconds"),
+  // The Mini App's initData is believed this long after Telegram signed it (its auth_date).
+  MINI_APP_AUTH_MAX_AGE_SECONDS: wholeNumber(3_600, 1, 86_400, "seconds"),
   SHUTDOWN_GRACE_SECONDS: wholeNumber(25, 1, 3_600, "seconds"),
   POLLING_LEASE_SECONDS: wholeNumber(10, 2, 300, "seconds"),
   POLLING_CONCURRENCY: wholeNumber(5_000, 1, 100_000, "updates"),
-  REDIS_SENTINELS: z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .regex(/^\s*[^\s,:]+:\d+(\s*,\s*[^\s,:]+:\d+)*\s*$/, {
-        error: "must be a comma-separated list of host:port",
-      })
-      .transform((list) =>
-        list.split(",").map((entry) => {
-          const [host = "", portNumber = ""] = entry.trim().split(":");
-          return { host, port: Number(portNumber) };
-        }),
-      )
-      .optional(),
-  ),
-  REDIS_SENTINEL_NAME: z.preprocess(unsetIfEmpty, z.string().default("mymaster")),
+  REDIS_SENTINELS: z
+    .string()
+    .regex(/^\s*[^\s,:]+:\d+(\s*,\s*[^\s,:]+:\d+)*\s*$/, {
+      error: "must be a comma-separated list of host:port",
+    })
+    .transform((list) =>
+      list.split(",").map((entry) => {
+        const [host = "", portNumber = ""] = entry.trim().split(":");
+        return { host, port: Number(portNumber) };
+      }),
+    )
+    .optional(),
+  REDIS_SENTINEL_NAME: z.string().default("mymaster"),
   LOOKUP_LIMIT: wholeNumber(20, 0, 10_000, "lookups"),
   LOOKUP_LIMIT_MINUTES: wholeNumber(10, 1, 1_440, "minutes"),
   LOOKUP_BUDGET_PER_HOUR: wholeNumber(1_000, 0, 1_000_000, "lookups"),
-  BALANCE_ALERT_BELOW: z.preprocess(unsetIfEmpty, z.string().optional()),
-  BALANCE_STOP_BELOW: z.preprocess(unsetIfEmpty, z.string().optional()),
+  BALANCE_ALERT_BELOW: z.string().optional(),
+  BALANCE_STOP_BELOW: z.string().optional(),
   FLOOD_LIMIT: wholeNumber(30, 1, 1_000, "updates"),
-  LOG_LEVEL: z.preprocess(
-    unsetIfEmpty,
-    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
-  ),
+  LOG_LEVEL: z
+    .enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` })
+    .default("info"),
 });
 
 type Variables = z.output<typeof variables>;
@@ -399,6 +364,20 @@ const METHOD_NEEDS: Record<PaymentMethod, (e: Variables) => MethodProblem[]> = {
       : []),
     ...(e.CURRENCY !== undefined && e.CURRENCY !== "NPR"
       ? [["CURRENCY", { wrong: `${e.CURRENCY}: eSewa takes NPR only` }] as MethodProblem]
+      : []),
+  ],
+  fonepay: (e) => [
+    ...missing(e, {
+      FONEPAY_MERCHANT_CODE:
+        "the merchant code Fonepay gives at onboarding (through the acquiring bank)",
+      FONEPAY_USERNAME: "the API username Fonepay gives with the merchant code",
+      FONEPAY_PASSWORD: "the API password Fonepay gives with the merchant code",
+      FONEPAY_SECRET_KEY: "the secret key of the dataValidation signatures (HMAC-SHA512)",
+      FONEPAY_API_URL:
+        "Fonepay's merchant API, https (test https://uat-new-merchant-api.fonepay.com/api, live https://merchantapi.fonepay.com/api)",
+    }),
+    ...(e.CURRENCY !== undefined && e.CURRENCY !== "NPR"
+      ? [["CURRENCY", { wrong: `${e.CURRENCY}: Fonepay takes NPR only` }] as MethodProblem]
       : []),
   ],
 };
@@ -513,10 +492,29 @@ function httpServer(e: z.output<typeof environment>) {
         host: e.HTTP_HOST,
         headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
         requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+        keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_SECONDS * 1000,
         maxConnections: e.HTTP_MAX_CONNECTIONS,
+        // Telegram opens up to 40 webhook connections from a few addresses: only busy ones
+        // count against an address, idle ones make room.
+        maxConnectionsPerClient: e.HTTP_MAX_CONNECTIONS_PER_CLIENT,
         metricsToken: e.METRICS_TOKEN,
       };
 }
+
+/**
+ * The Mini App (the shop at PUBLIC_URL/app) needs an address Telegram opens and the HTTP server
+ * that answers there: without either, the bot is chat only.
+ */
+function miniAppSettings(e: z.output<typeof environment>) {
+  if (e.PUBLIC_URL === undefined || httpServer(e) === undefined) return undefined;
+  return {
+    url: new URL(`${MINI_APP_PATH}/`, e.PUBLIC_URL).toString(),
+    authMaxAgeSeconds: e.MINI_APP_AUTH_MAX_AGE_SECONDS,
+  };
+}
+
+/** Where the Mini App is served, under PUBLIC_URL; its API is under `${MINI_APP_PATH}/api/`. */
+export const MINI_APP_PATH = "/app";
 
 /** Metrics on a listener of their own, off the public address by default. */
 function metricsServer(e: z.output<typeof environment>) {
@@ -527,6 +525,7 @@ function metricsServer(e: z.output<typeof environment>) {
         host: e.METRICS_HOST,
         headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
         requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+        keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_SECONDS * 1000,
         maxConnections: e.HTTP_MAX_CONNECTIONS,
       };
 }
@@ -559,7 +558,10 @@ const SECRET_VARIABLES = [
   "PAYMENT_PROVIDER_TOKEN",
   "KHALTI_SECRET_KEY",
   "ESEWA_SECRET_KEY",
+  "FONEPAY_PASSWORD",
+  "FONEPAY_SECRET_KEY",
   "WEBHOOK_SECRET",
+  "PAYMENT_JOURNAL_KEY",
 ] as const;
 
 /** The variables holding a connection URL, whose password is a secret. */
@@ -599,6 +601,7 @@ const schema = environment.transform((e) => ({
   botToken: e.BOT_TOKEN,
   secrets: Object.values(secretsOf(e)),
   telegramApiRoot: e.TELEGRAM_API_ROOT.replace(/\/+$/, ""),
+  telegramLinkRoot: e.TELEGRAM_LINK_ROOT.replace(/\/+$/, ""),
   provider: {
     baseUrl: e.PROVIDER_BASE_URL.replace(/\/+$/, ""),
     version: e.PROVIDER_API_VERSION,
@@ -621,6 +624,12 @@ const schema = environment.transform((e) => ({
   ledger: ledgerTarget(e),
   /** This instance's own files: the embedded ledger, the payment journal. */
   dataDir: e.DATA_DIR,
+  paymentJournal: {
+    /** Its folder: DATA_DIR unless told (a disk other than the embedded ledger's). */
+    dir: e.PAYMENT_JOURNAL_DIR ?? e.DATA_DIR,
+    /** The key of its lines' MACs: a secret outside the folder, never logged. */
+    key: journalKey(e),
+  },
   providerHealth: {
     failuresToOpen: e.PROVIDER_ALERT_AFTER,
     probeAfterMs: e.PROVIDER_PROBE_SECONDS * 1000,
@@ -645,6 +654,7 @@ const schema = environment.transform((e) => ({
     perClientPerMinute: e.RETURN_PAGE_LIMIT,
     lookupIntervalMs: e.RETURN_PAGE_LOOKUP_MS,
   },
+  miniApp: miniAppSettings(e),
   webhook:
     e.WEBHOOK_URL && e.WEBHOOK_SECRET
       ? { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET }
@@ -693,6 +703,15 @@ const schema = environment.transform((e) => ({
 
 export type Config = z.output<typeof schema>;
 
+/** What the key derived from BOT_TOKEN is for: a key of its own, not the token itself. */
+const JOURNAL_KEY_LABEL = "topup-bot payment journal MAC key v1";
+
+/** PAYMENT_JOURNAL_KEY as given, else a key derived from BOT_TOKEN (HKDF-SHA256). */
+function journalKey(e: Variables): Uint8Array {
+  if (e.PAYMENT_JOURNAL_KEY !== undefined) return Buffer.from(e.PAYMENT_JOURNAL_KEY, "utf8");
+  return new Uint8Array(hkdfSync("sha256", e.BOT_TOKEN, "", JOURNAL_KEY_LABEL, 32));
+}
+
 /** The provider balance's decimals: the payment currency's, as /balance reads amounts. */
 function balanceDigits(e: Variables): number {
   return paymentSettings(e)?.minorDigits ?? 2;
@@ -715,7 +734,7 @@ function paymentSettings(e: Variables): PaymentSettings | undefined {
   });
   const first = methods[0];
   if (!first) return undefined;
-  // Khalti and eSewa take NPR in paisa; Telegram's invoices ask in CURRENCY (NPR where listed with them).
+  // Khalti, eSewa and Fonepay take NPR in paisa; Telegram's invoices ask in CURRENCY (NPR where listed with them).
   const currency = e.CURRENCY ?? "NPR";
   return {
     methods,
@@ -723,6 +742,9 @@ function paymentSettings(e: Variables): PaymentSettings | undefined {
     minorDigits: minorUnitDigits(currency) ?? 2,
     windowMs: e.PAYMENT_WINDOW_SECONDS * 1000,
     checkMs: e.PAYMENT_CHECK_SECONDS * 1000,
+    // Never more than a quarter of the window: a short window stays payable.
+    closingMs: Math.min(e.PAYMENT_CLOSING_SECONDS * 1000, (e.PAYMENT_WINDOW_SECONDS * 1000) / 4),
+    graceMs: e.TELEGRAM_PAYMENT_GRACE_SECONDS * 1000,
     // Said in the log at start, for one release.
     ...(e.PAYMENT_METHODS === undefined && { deprecatedMode: first.method }),
   };
@@ -743,6 +765,7 @@ const METHOD_SETTINGS: {
           secretKey: e.KHALTI_SECRET_KEY,
           baseUrl: e.KHALTI_BASE_URL,
           publicUrl: e.PUBLIC_URL,
+          expiryMarginMs: e.KHALTI_EXPIRY_MARGIN_SECONDS * 1000,
         }
       : undefined,
   esewa: (e) =>
@@ -753,7 +776,25 @@ const METHOD_SETTINGS: {
           secretKey: e.ESEWA_SECRET_KEY,
           formUrl: e.ESEWA_FORM_URL,
           statusUrl: e.ESEWA_STATUS_URL,
+          offerMs: e.ESEWA_OFFER_MINUTES * 60_000,
           publicUrl: e.PUBLIC_URL,
+        }
+      : undefined,
+  fonepay: (e) =>
+    e.FONEPAY_MERCHANT_CODE &&
+    e.FONEPAY_USERNAME &&
+    e.FONEPAY_PASSWORD &&
+    e.FONEPAY_SECRET_KEY &&
+    e.FONEPAY_API_URL
+      ? {
+          method: "fonepay",
+          merchantCode: e.FONEPAY_MERCHANT_CODE,
+          username: e.FONEPAY_USERNAME,
+          password: e.FONEPAY_PASSWORD,
+          secretKey: e.FONEPAY_SECRET_KEY,
+          apiUrl: e.FONEPAY_API_URL.replace(/\/+$/, ""),
+          signatureCase: e.FONEPAY_SIGNATURE_CASE,
+          offerMs: e.FONEPAY_OFFER_MINUTES * 60_000,
         }
       : undefined,
 };
@@ -771,6 +812,8 @@ export type MethodSettings =
       baseUrl: string;
       /** This bot's public address: Khalti's return_url and website_url. */
       publicUrl: string;
+      /** How long a link is still watched after its expires_at (our clock may run ahead). */
+      expiryMarginMs: number;
     }
   | {
       method: "esewa";
@@ -779,8 +822,28 @@ export type MethodSettings =
       secretKey: string;
       formUrl: string;
       statusUrl: string;
+      /**
+       * How long eSewa may still take a payment on a form after the pay page served it (eSewa
+       * publishes no expiry): the offer is watched that long.
+       */
+      offerMs: number;
       /** This bot's public address: the pay page, success_url and failure_url. */
       publicUrl: string;
+    }
+  | {
+      method: "fonepay";
+      merchantCode: string;
+      username: string;
+      /** Fonepay's API password (never logged). */
+      password: string;
+      /** Signs every request's dataValidation (never logged). */
+      secretKey: string;
+      /** The merchant API's root, without a trailing slash (…/api). */
+      apiUrl: string;
+      /** The dataValidation's hex digits as Fonepay's host takes them. */
+      signatureCase: "lower" | "upper";
+      /** How long a QR is taken to stay payable once made (FONEPAY_OFFER_MINUTES). */
+      offerMs: number;
     };
 
 interface PaymentSettings {
@@ -793,6 +856,10 @@ interface PaymentSettings {
   windowMs: number;
   /** How often unsettled payments are looked up (Khalti). */
   checkMs: number;
+  /** A Telegram pre-checkout this close to the window's end is refused. */
+  closingMs: number;
+  /** An awaiting Telegram invoice ends "not paid" only this long after its window. */
+  graceMs: number;
   /** Set when the deprecated PAYMENT_MODE chose the method (a warning at start). */
   deprecatedMode?: PaymentMethod;
 }
@@ -816,7 +883,12 @@ export function loadLedgerConfig(env: NodeJS.ProcessEnv = process.env) {
 }
 
 function parsed<T extends z.ZodType>(shape: T, env: NodeJS.ProcessEnv): z.output<T> {
-  const result = shape.safeParse(env);
+  // An empty variable is an unset one, for every variable at once (one pass here, rather than
+  // a preprocessing step in each variable's schema: building those was a tenth of the start).
+  const set = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => unsetIfEmpty(value) !== undefined),
+  );
+  const result = shape.safeParse(set);
   if (!result.success) {
     const problems = result.error.issues.map(
       (issue) => `${String(issue.path[0] ?? "environment")}: ${issue.message}`,

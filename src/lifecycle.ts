@@ -7,8 +7,6 @@ import { getHeapStatistics } from "node:v8";
 import type { Logger } from "./adapters/logger.js";
 import type { ProviderClient } from "./adapters/provider/client.js";
 import { ALLOWED_UPDATES } from "./bot/bot.js";
-import { registerCommands } from "./bot/commands.js";
-import type { Translator } from "./bot/shared/i18n.js";
 import type { Config } from "./config.js";
 import type { TelegramBot } from "./wiring/bot.js";
 import type { HttpServers } from "./wiring/http.js";
@@ -53,7 +51,6 @@ export function createLifecycle(parts: {
   workers: Workers;
   reconciliation: Reconciliation;
   bot: TelegramBot;
-  i18n: Translator;
   http: HttpServers;
   readiness: Readiness;
 }): Lifecycle {
@@ -64,7 +61,9 @@ export function createLifecycle(parts: {
 
   /** Everything under way finishes; what still waits for the provider is handed over in time. */
   async function drain(deadline: number): Promise<void> {
+    // No next batch is asked for: a confirmation kept nowhere stays with Telegram.
     await poller?.stop();
+    parts.bot.stopHolding();
     const handOverAt = deadline - HAND_OVER_BEFORE_END_MS;
     const handOverTime = () =>
       sleep(Math.max(0, handOverAt - Date.now()), undefined, { ref: false });
@@ -86,6 +85,7 @@ export function createLifecycle(parts: {
     purchases.topups.windDown();
     await settling;
     payments?.service.stop();
+    payments?.close();
     await purchases.book.drain();
   }
 
@@ -93,6 +93,9 @@ export function createLifecycle(parts: {
 
   return {
     async start() {
+      // Before any confirmation can come (a webhook set by an earlier run delivers at once): the
+      // journal's folder is this process's, or the start stops here.
+      await payments?.journal.open();
       await Promise.all([http?.listen(), metricsHttp?.listen()]);
       // Redis and Telegram at the same time; the command menus need not hold up the first update.
       await Promise.all([stores.open(), bot.init()]);
@@ -104,15 +107,22 @@ export function createLifecycle(parts: {
           logger.warn({ err: error }, "could not take up unfinished refunds yet"),
         );
       payments?.watch?.start();
-      registerCommands(bot.api, parts.i18n, config.adminUserIds).catch((error: unknown) =>
-        logger.warn({ err: error }, "could not set the command menus"),
-      );
       if (webhook) {
         await bot.api.setWebhook(webhook.url, {
           secret_token: webhook.secret,
           allowed_updates: [...ALLOWED_UPDATES],
         });
       } else poller?.start();
+      // After the first poll is asked for: the menus' texts are the first the bot reads, and
+      // reading the locales is off the start's critical path. An admin's menu Telegram refuses
+      // now (never wrote to the bot) comes with their first message.
+      setImmediate(() => {
+        parts.bot.menus
+          .register()
+          .catch((error: unknown) =>
+            logger.warn({ err: error }, "could not set the command menus"),
+          );
+      });
       workers.reconciler.start();
       workers.reminders.start();
       dailyReports?.start();
@@ -141,6 +151,7 @@ export function createLifecycle(parts: {
         await Promise.all([parts.client.close(), parts.reconciliation.client.close()]);
         await stores.close();
         await Promise.all([http?.close(), metricsHttp?.close()]);
+        await payments?.journal.close();
         logger.info({}, "bot stopped");
       })();
       return stopping;

@@ -7,9 +7,11 @@
 // loaded only without DATABASE_URL, it reads its WebAssembly and data files from its folder.
 // The ledger's migrations are modules, bundled like the rest. So is undici, the HTTP client of
 // every outbound call: its modules run on the first call (src/adapters/http-client.ts).
+import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resolve, sep } from "node:path";
 import { build } from "esbuild";
+import { buildWebapp } from "./build-webapp.mjs";
 
 /**
  * undici's HTTP/2 client, never used (tools/undici-http1-only.cjs), is left out. Its HTTP
@@ -26,6 +28,18 @@ const undiciHttp1Only = {
     esbuild.onResolve({ filter: /^\.\.\/llhttp\/llhttp(_simd)?-wasm\.js$/ }, (args) =>
       inUndici(args)
         ? { path: `undici/lib/llhttp/${args.path.slice("../llhttp/".length)}`, external: true }
+        : undefined,
+    );
+  },
+};
+
+/** prom-client without its Pushgateway (tools/prom-client-no-pushgateway.cjs). */
+const promClientScrapedOnly = {
+  name: "prom-client-scraped-only",
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^\.\/lib\/pushgateway$/ }, (args) =>
+      args.importer.includes(`prom-client${sep}`)
+        ? { path: resolve("tools/prom-client-no-pushgateway.cjs") }
         : undefined,
     );
   },
@@ -74,16 +88,21 @@ await build({
   platform: "node",
   format: "esm",
   target: "node24",
-  // The report's chart libraries, loaded by the first report (resvg is a native binary).
-  external: ["bullmq", "@electric-sql/pglite", "echarts", "@resvg/resvg-js"],
+  // The report's chart libraries, loaded by the first report (resvg is a native binary);
+  // Fonepay's QR image and socket client, loaded by the first Fonepay offer.
+  external: ["bullmq", "@electric-sql/pglite", "echarts", "@resvg/resvg-js", "qrcode", "ws"],
+  // Classes and functions keep the names they were written with: where two modules use one name,
+  // esbuild renames one of them (`GrammyError4`), and the logs name an error's type by its class.
+  // See NAME_IF_RENAMED below for its cost.
+  keepNames: true,
   // grammY's and the runner's AbortController polyfill: the built-in classes instead (see the
-  // file). Names are not kept (keepNames costs a call per closure created and ~4 MB of idle
-  // RSS); the production-build test runs the bundle against Telegram, Redis and BullMQ.
+  // file). grammY's HTTP client, node-fetch, is left out: the bot hands it a fetch on undici (see
+  // the file). The production-build test runs the bundle against Telegram, Redis and BullMQ.
   alias: {
     "abort-controller": "./tools/native-abort-controller.cjs",
-    "whatwg-url": "./tools/native-whatwg-url.cjs",
+    "node-fetch": "./tools/no-node-fetch.cjs",
   },
-  plugins: [undiciHttp1Only, zodInEnglishOnly, builtinsRequired],
+  plugins: [undiciHttp1Only, promClientScrapedOnly, zodInEnglishOnly, builtinsRequired],
   sourcemap: true,
   // V8 keeps the bundle's source in the heap for lazy compilation: without the packages'
   // comments and indentation it is 40% smaller (1.4 MB of idle RSS). Identifiers are not shortened, so
@@ -98,16 +117,44 @@ await build({
   logLevel: "warning",
 });
 
+/**
+ * keepNames names each function and class through esbuild's `__name`, which defines `name` on
+ * every one of them (about 3 MB of idle RSS, and a call per closure created). Only the few that
+ * esbuild renamed (`GrammyError5`) need it: the others bear their own name already.
+ */
+const NAME_HELPER = 'var __name=(target,value)=>__defProp(target,"name",{value,configurable:!0})';
+const NAME_IF_RENAMED =
+  'var __name=(target,value)=>target.name===value?target:__defProp(target,"name",{value,configurable:!0})';
+
 // V8 keeps a script's source in the heap for lazy compilation, at two bytes per character if
 // a single one is outside Latin-1: the emoji in the packages' doc comments (esbuild keeps
 // comments and escapes only code) cost 3 MB. Escaped, the bundle is ASCII and stored at one
 // byte per character; an escape means the same as its character in a string, regex or comment.
 for (const bundle of [`${outdir}/main.js`, `${outdir}/migrate.js`]) {
+  const source = readFileSync(bundle, "utf8");
+  if (!source.includes(NAME_HELPER)) throw new Error(`esbuild's __name changed in ${bundle}`);
   writeFileSync(
     bundle,
-    readFileSync(bundle, "utf8").replace(
-      /[\u0080-\uffff]/g,
-      (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
-    ),
+    source
+      .replace(NAME_HELPER, NAME_IF_RENAMED)
+      .replace(
+        /[\u0080-\uffff]/g,
+        (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+      ),
   );
 }
+
+// Node's compile cache for the bundle (bin/start points NODE_COMPILE_CACHE here): V8 reads the
+// bundle's compiled top level from it instead of parsing 2 MB of source at every start (about
+// 90 ms of the start, bench/RESULTS.md). Written by evaluating the bundle once, without a
+// configuration: it stops at "Invalid configuration" before it connects anywhere. A cache of
+// another Node version, or of another build, is ignored by Node (and rewritten where it may).
+const cached = spawnSync(process.execPath, [`${outdir}/main.js`], {
+  env: { PATH: process.env.PATH ?? "", NODE_COMPILE_CACHE: `${outdir}/compile-cache` },
+  encoding: "utf8",
+});
+if (!cached.stderr.includes("Invalid configuration")) {
+  throw new Error(`the bundle did not load: ${cached.stderr}`);
+}
+// The Mini App's page, served by the bot from dist/webapp/.
+await buildWebapp(`${outdir}/webapp`);

@@ -24,3 +24,24 @@ alert-balance-low =
 
 alert-balance-stop =
     ⛔ <b>Purchases stopped</b>: a purchase of { $price } was refused, the balance expected at the provider ({ $expected }) would fall below { $below }. Purchases are refused until a deposit or reading is recorded with /balance.
+
+## Alerts about payments that only a person can settle
+
+alert-payment-kept-nowhere =
+    ⚠️ <b>A payment confirmation could not be kept</b>: the ledger's database is away and the payment journal cannot be written (a full or failing disk?).
+    Telegram keeps the confirmation and the bot tries again until it is kept; in polling mode, other updates wait meanwhile. Bring the database back or free the journal's disk.
+    Purchase <code>{ $purchase }</code>, charge <code>{ $charge }</code>.
+alert-payment-set-aside =
+    ⚠️ <b>A payment was set aside</b>: it could not be recorded as it came ({ $reason }). Nothing was topped up and nothing is refunded by the bot.
+    Purchase <code>{ $purchase }</code>, buyer { $buyer }, { $method }, amount stated { $amount } ({ $currency }, minor units).
+    Charge: <code>{ $charge }</code>
+    Provider charge: <code>{ $providerCharge }</code>
+    Check it with the payment system, settle it by hand (refund it, or top up), then send /refunded { $charge }
+alert-payment-unsettled =
+    ⚠️ <b>A payment is still unsettled at { $method }</b> after its offer could no longer be paid: { $reason }. Nothing was topped up or refunded for it yet.
+    Purchase <code>{ $purchase }</code>, buyer { $buyer }, amount asked { $amount } ({ $currency }, minor units).
+    Offer: <code>{ $charge }</code>
+    The bot keeps asking, settles it as soon as { $method } answers, and lists it in /refunds meanwhile. If it lasts, check it with { $method }; /refunded { $charge } closes it.
+alert-journal-quarantined =
+    ⚠️ <b>{ $lines } payment journal line(s) could not be believed</b> (unreadable, torn, edited, forged, or written before lines were signed) and were moved to payments.journal.quarantine beside the journal. None was topped up.
+    Check each against the payment systems' records; settle a real payment by hand.

@@ -3,7 +3,7 @@
 command-balance = Provider balance: expected, deposits, readings
 balance-expected = 💰 Expected balance at the provider: { $amount }
 balance-no-reading = No reading of the provider's portal recorded yet (counted from 0).
-balance-last-reading = Last reading: { $amount } (UTC { $at })
+balance-last-reading = Last reading: { $amount } ({ $at })
 balance-since = Since then: deposits { $deposits }, top-ups charged { $charged }
 balance-recorded-deposit = Deposit of { $amount } recorded.
 balance-recorded-reading = Reading of { $amount } recorded.

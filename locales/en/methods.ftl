@@ -9,4 +9,7 @@ method-khalti-provider-charge = Khalti transaction
 method-esewa = eSewa
 method-esewa-charge = transaction_uuid
 method-esewa-provider-charge = eSewa ref_id
+method-fonepay = Fonepay QR
+method-fonepay-charge = prn
+method-fonepay-provider-charge = Fonepay trace id
 method-none = No payment in the bot (agent)

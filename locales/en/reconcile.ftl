@@ -18,11 +18,15 @@ reconcile-title = 🔎 <b>Reconciliation of { $days }</b>: { $purchases ->
        *[other] { $count } findings open
     }.
 reconcile-kind = • { $label }: { $count }
+reconcile-settled = ✔️ Settled by the bot: { $count ->
+        [one] 1 payment it had missed, now recorded, with a top-up started or a refund owed
+       *[other] { $count } payments it had missed, now recorded, with a top-up started or a refund owed
+    }.
 reconcile-earlier = Still open from earlier days: { $count }
-reconcile-earlier-line = • #{ $id } { $day }: { $label }, purchase { $purchase }
+reconcile-earlier-line = • #{ $id } { $day }: { $label }, purchase { $purchase }, provider { $transactions }
 reconcile-more = … and { $count } more (in the file).
 reconcile-drift = Provider balance read at { $at }: { $reading }, expected { $expected } (difference { $drift }).
-reconcile-resolve-hint = Each finding, its ids, amounts and next step are in the file; mark one done with /resolve ID NOTE.
+reconcile-resolve-hint = Each finding, its ids (the provider's transaction beside each checkout), amounts and next step are in the file; mark one done with /resolve ID NOTE.
 reconcile-telegram = Card payments (Telegram Payments) cannot be asked: they are compared as Telegram confirmed them.
 resolve-done = Finding #{ $id } is resolved.
 resolve-unknown = No open finding #{ $id }.
@@ -32,6 +36,7 @@ finding-topped-up-unpaid = Topped up with no payment recorded
 finding-amount-differs = Amounts differ
 finding-refunded-outside-only = Refunded at the payment system, not in the ledger
 finding-refunded-ledger-only = Refunded in the ledger, not at the payment system
+finding-rest-owed = Given back in part at the payment system, the rest still owed
 finding-provider-charged-unexpectedly = Executed at the provider, not charged in the ledger
 finding-payment-not-found = Payment recorded, unknown to the payment system
 finding-paid-twice = Paid twice

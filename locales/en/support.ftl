@@ -29,26 +29,22 @@ support-state-awaiting-payment = 💳 awaiting payment
 support-state-refund-due = 💸 paid, refund due
 support-state-refunded = 💸 refunded
 support-txn-usage = Send <code>/txn</code> followed by the transaction ID on the customer's receipt, a checkout ID or one of our references, for example <code>/txn tg123-abc1</code>.
-support-txn-details =
-    <b>Transaction</b>
-    Transaction ID: <code>{ $txnId }</code>
-    Order ID: <code>{ $orderId }</code>
-    Customer ID: { $cuid }
-    Connection: { $connection }
-    Package: { $bouquet }
-    Amount: <b>{ $amount }</b>
-    Date: { $date }
-    Provider status: { $status }
-support-txn-journal = Through the bot: { $state } · reference <code>{ $reference }</code>
-support-journal-entry =
-    <b>Top-up through the bot</b>: { $state }
-    Reference: <code>{ $reference }</code>
-    Checkout ID: <code>{ $checkoutId }</code>
-    Customer ID: { $cuid }
-    Connection: { $connection }
-    Package: { $bouquet }
-    Amount: { $amount }
-    Started: { $time }
+support-txn-title = <b>Transaction</b>
+support-field-txn-id = Transaction ID: <code>{ $value }</code>
+support-field-order-id = Order ID: <code>{ $value }</code>
+support-field-customer-id = Customer ID: { $value }
+support-field-connection = Connection: { $value }
+support-field-bouquet = Package: { $value }
+support-field-amount-bold = Amount: <b>{ $value }</b>
+support-field-date = Date: { $value }
+support-field-provider-status = Provider status: { $value }
+support-txn-journal = Through the bot: { $state }
+support-reference = reference <code>{ $reference }</code>
+support-journal-title = <b>Top-up through the bot</b>: { $state }
+support-field-reference = Reference: <code>{ $value }</code>
+support-field-checkout-id = Checkout ID: <code>{ $value }</code>
+support-field-amount = Amount: { $value }
+support-field-started = Started: { $value }
 support-payment = Payment: { $method }
 support-payment-paid = Payment: { $method } · { $references }
 support-txn-not-at-provider = The provider has no transaction for this top-up.
@@ -58,10 +54,11 @@ support-recent-title = <b>Latest top-ups through the bot</b>
 support-recent-title-for = <b>Latest top-ups through the bot for { $code }</b>
 support-recent-none = No top-ups through the bot yet.
 support-recent-none-for = No top-ups through the bot for <code>{ $code }</code>.
-support-recent-line = { $state } · { $amount } · { $bouquet } · { $connection } · customer { $cuid } · { $time } · <code>{ $reference }</code> · { $method }
+support-recent-customer = customer { $cuid }
 
 ## Who may use the staff commands
 
 staff-only = Only support staff may use this command. Ask an admin to add you to the staff.
 staff-refunds-only = Only the people who make refunds may mark a refund done. Ask an admin.
 staff-send-as-yourself = Staff commands need to know who sent them: please send it as yourself, not anonymously or as a channel.
+staff-own-messages-only = Nothing was done: staff commands are taken only from your own messages, never from a forwarded message or one sent through an inline bot. Type the command yourself if you mean it.

@@ -4,11 +4,13 @@ welcome =
     Welcome! I help you renew your TV, internet and IPTV packages in a minute.
     Tap the button below or send /topup to start. /help shows everything I can do.
 button-start-topup = Top up now
+button-start-again = 🔄 Start again
+start-forwarded-invoice = This invoice was sent to someone else: only the person who started a purchase can pay its invoice, and nothing was charged. To renew a package yourself, tap the button below or send /topup.
 help =
     /topup – renew a package: give a mobile number, customer ID, set-top-box number or internet username
     /topup 1000001 – the same, with the code right away
     /history – your last top-ups and how they ended
-    /forget – forget the connections offered on /topup
+    /forget – forget your saved connections and the phone number you shared
     /reminders – your expiry reminders, to cancel them
     /cancel – leave the current step at any time
     /language – choose your language
@@ -29,6 +31,8 @@ ask-code =
     Whose package shall we renew? Send the mobile number, customer ID, set-top-box number or internet username.
     Or tap “Share my phone number” below.
 share-phone-button = 📱 Share my phone number
+# Under ask-code when there is a shop (the Mini App): what is kept of a shared number.
+ask-code-shop = Your number is then kept for the shop, which lists your own connections; /forget forgets it.
 code-placeholder = Mobile number, customer ID, STB or username
 code-invalid = That does not look like a mobile number, customer ID, set-top-box number or username. Please check it and send it again.
 contact-not-own = Please share your own phone number with the button, or type the number.
@@ -111,9 +115,9 @@ bouquet-gone = ⚠️ That package is no longer offered. Here is what is availab
 ## Step 5 and 6: paying and the outcome
 
 processing = Processing…
-processing-message = Processing your payment…
+processing-topup = Processing your top-up…
 purchase-balance-stop = ⛔ This package cannot be bought right now. Nothing was charged; please try again later.
-checking-payment = ⏳ The provider is slow to answer. Checking your payment…
+checking-topup = ⏳ The provider has not confirmed the top-up yet. Checking it…
 receipt =
     ✅ <b>Top-up successful</b>
     Transaction: <code>{ $txnId }</code>
@@ -128,12 +132,14 @@ button-done = Done
 done-bye = Thank you! Send /topup whenever you need another top-up.
 not-charged = We could not complete your top-up. <b>Nothing was charged.</b> You can try again.
 button-retry = Try again
-still-checking = We could not reach the provider to confirm your payment yet. We will message you here as soon as we know. Please do not pay again in the meantime.
+still-checking = We could not reach the provider to confirm your top-up yet. Your payment is safe: we will message you here as soon as we know. Please do not pay again in the meantime.
+still-checking-topup = We could not reach the provider to confirm this top-up yet. We will message you here as soon as we know. Please do not top it up again in the meantime.
 purchase-rejected = The provider declined this top-up. Nothing was charged. If you contact support, please mention code <code>{ $code }</code>.
 purchase-busy = Another top-up is still being processed in this chat. Please wait for its result.
 lookup-limited = Too many attempts to find a customer. Please try again at { $time }.
 provider-unavailable = Sorry, the provider's service is not available right now. Nothing was charged. Please try again in a few minutes.
 topups-paused = Top-ups are paused for now: the provider is not accepting our requests. Our team has been told. Nothing was charged.
+topups-paused-paid = ⏸ Top-ups are paused for now: the provider is not accepting our requests, and our team has been told. Your payment is safe: we will top up as soon as they resume, or refund you if we cannot. Please do not pay again.
 purchase-interrupted = Sorry, your top-up could not be sent because of a problem on our side. <b>Nothing was charged.</b> Please try again.
 topup-agents-only = Sorry, top-ups in this bot are for the provider's registered agents. Please ask your agent or the provider to renew your package.
 store-unavailable = Sorry, the bot is temporarily unavailable. Nothing was charged. Please try again in a moment.
@@ -180,8 +186,8 @@ saved-button = { $name } · { $connection }
 saved-someone-else = ➕ Another customer
 saved-someone-else-hint = Send the mobile number, customer ID, set-top-box number or username.
 saved-forget = 🗑 Forget these
-saved-forgotten = Done: no connections are remembered for you now. They are saved again after your next top-up.
-command-forget = Forget my saved connections
+saved-forgotten = Done: no connections are remembered for you now, nor the phone number you shared. Connections are saved again after your next top-up, your number when you share it again.
+command-forget = Forget my saved connections and number
 
 ## Expiry reminders
 
@@ -202,3 +208,8 @@ reminders-cancelled = Reminder cancelled.
 reminders-all-cancelled = All your reminders are cancelled.
 command-reminders = Your expiry reminders
 reminder-stats = Expiry reminders sent: { $sent }. Top-ups made from a reminder’s Renew button: { $renewals }.
+# The Mini App's button under /start and the saved connections, and the chat's menu button.
+button-open-shop = 🛒 Open the shop
+menu-button-shop = Shop
+# Under a receipt: the Mini App on that connection's packages.
+button-renew-in-shop = 🛒 Renew in the shop

@@ -3,8 +3,11 @@ import type { VersionedState } from "@grammyjs/conversations";
 import { type ConversationData, conversations } from "@grammyjs/conversations";
 import { limit } from "@grammyjs/ratelimiter";
 import { sequentialize } from "@grammyjs/runner";
-import { Bot, type Context } from "grammy";
+import { type ApiClientOptions, Bot, BotError, type Context } from "grammy";
+import type { Update } from "grammy/types";
+import { ConfirmationNotKept } from "../domain/payment-service.js";
 import { TaskGroup } from "../domain/task-group.js";
+import { CommandMenus } from "./commands.js";
 import type { BotContext, FlowContext } from "./context.js";
 import type { BotDeps } from "./deps.js";
 import { createBalance } from "./features/balance/index.js";
@@ -19,15 +22,18 @@ import { createPayments } from "./features/payments/index.js";
 import { createReconcile } from "./features/reconcile/index.js";
 import { createReminders } from "./features/reminders/index.js";
 import { createReport } from "./features/report/index.js";
-import { start } from "./features/start/index.js";
+import { createStart } from "./features/start/index.js";
 import { createSupport } from "./features/support/index.js";
+import { appPageBuilt } from "./features/topup/app-page.js";
 import { createTopup } from "./features/topup/index.js";
 import type { TelegramOutcomes } from "./features/topup/outcomes.js";
 import { PurchaseRunner } from "./features/topup/purchase.js";
 import { FLOW_VERSION } from "./session.js";
 import { configureApi } from "./shared/api.js";
 import { ConfirmationHold, isPaymentConfirmation } from "./shared/confirmation-hold.js";
+import { ChatUpdates, earlierUpdatesApplied } from "./shared/earlier-updates.js";
 import { errorBoundary } from "./shared/error-boundary.js";
+import { ownStaffCommands } from "./shared/staff.js";
 import { gated } from "./shared/update-gate.js";
 
 export interface BotParts {
@@ -35,6 +41,10 @@ export interface BotParts {
   purchases: PurchaseRunner;
   /** Resolves when no update is being handled: the runner's stop does not wait for them. */
   settled(): Promise<void>;
+  /** Polled confirmations still kept nowhere are not tried again: they stay with Telegram. */
+  stopHolding(): void;
+  /** The command menus (an admin's also at their first message). */
+  menus: CommandMenus;
 }
 
 type StoredFlow = VersionedState<ConversationData>;
@@ -49,11 +59,15 @@ export const ALLOWED_UPDATES = [
 ] as const;
 
 /** FLOOD_LIMIT counts a user's updates over this window. */
-const FLOOD_WINDOW_MS = 10_000;
+export const FLOOD_WINDOW_MS = 10_000;
 
-export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
+export function createBot(
+  deps: BotDeps,
+  outcomes: TelegramOutcomes,
+  client: ApiClientOptions,
+): BotParts {
   const { config } = deps;
-  const bot = new Bot<BotContext>(config.botToken, { client: { apiRoot: config.telegramApiRoot } });
+  const bot = new Bot<BotContext>(config.botToken, { client });
   configureApi(bot.api, config.telegram.retryAttempts);
   const purchases = new PurchaseRunner(deps, outcomes);
 
@@ -61,28 +75,47 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   // and free its chat before Redis closes (otherwise the chat's next update waits for the
   // chat's lock to lapse).
   const underWay = new TaskGroup();
-  bot.use((_ctx, next) => {
+  // And by chat, so that a payment's check waits for the chat's earlier updates.
+  const chats = new ChatUpdates();
+  bot.use((ctx, next) => {
     const handled = next();
     underWay.track(handled);
+    chats.track(ctx.chat?.id, ctx.update.update_id, handled);
     return handled;
   });
 
   // Money first: a payment's check and confirmation pass nothing that could drop or stall them
   // (the flood limit, Redis for the gate and the session, the chat's turn, a conversation).
-  // Polled, each is acknowledged to Telegram only once handled (shared/confirmation-hold.ts).
-  const hold = new ConfirmationHold();
+  // Polled, each is acknowledged to Telegram only once kept (shared/confirmation-hold.ts): one
+  // kept nowhere is handled again until it is (by webhook, Telegram is answered 500 instead).
+  const hold = new ConfirmationHold(deps.logger);
   hold.install(bot.api);
+  const handleAgain = (update: Update) =>
+    bot.handleUpdate(update).catch(async (error: unknown) => {
+      // As the runner does for a polled update: the error boundary.
+      if (!(error instanceof BotError)) throw error;
+      await bot.errorHandler(error);
+    });
   bot.use(async (ctx, next) => {
     if (!isPaymentConfirmation(ctx.update)) return next();
     try {
       await next();
-    } finally {
+    } catch (error) {
+      if (error instanceof ConfirmationNotKept && hold.again(ctx.update, handleAgain)) return;
       hold.handled(ctx.update.update_id);
+      throw error;
     }
+    hold.handled(ctx.update.update_id);
   });
   const { payments, refunds } = deps;
   const paying = payments && refunds && config.payment;
-  bot.use(paying ? paymentConfirmations(deps, payments) : unexpectedPayments(deps));
+  bot.use(
+    paying
+      ? paymentConfirmations(deps, payments, (chatId, updateId, withinMs) =>
+          earlierUpdatesApplied(chats, deps.gate, chatId, updateId, withinMs),
+        )
+      : unexpectedPayments(deps),
+  );
 
   // A user flooding the bot is dropped here, in memory, before waiting for their chat's turn
   // takes room that other users' updates need. Admins are not limited.
@@ -115,6 +148,17 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   });
   bot.use(gated(deps.gate, deps.logger, isCancel));
   bot.use(deps.i18n.middleware());
+  // The Mini App, when there is one and its page was built: its buttons in the chat.
+  const shopUrl = config.miniApp && appPageBuilt() ? config.miniApp.url : undefined;
+  if (!config.miniApp) {
+    deps.logger.info(
+      "the Mini App is off (no PUBLIC_URL or HTTP server): subscribers use the chat",
+    );
+  }
+  const menus = new CommandMenus(bot.api, deps.i18n, config.adminUserIds, shopUrl);
+  bot.use(menus.middleware);
+  // A staff command runs only from its sender's own message (never forwarded, never via a bot).
+  bot.use(ownStaffCommands(deps));
   bot.use(createRegistry(deps));
   bot.use(
     conversations<BotContext, FlowContext>({
@@ -154,7 +198,7 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
     }),
   );
   const reminders = createReminders(deps);
-  const topup = createTopup(deps, purchases, reminders.remind);
+  const topup = createTopup(deps, purchases, reminders.remind, shopUrl);
   if (paying) bot.use(createPayments(deps, payments, refunds, paying.minorDigits));
   bot.use(topup.composer);
   bot.use(createHistory(deps));
@@ -163,7 +207,11 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
   bot.use(createReport(deps));
   bot.use(createBalance(deps));
   bot.use(createReconcile(deps));
-  bot.use(start, createLanguage(topup.showCurrentScreen), createCancel(deps));
+  bot.use(
+    createStart(shopUrl),
+    createLanguage(topup.showCurrentScreen, (ctx) => menus.labelMenuButton(ctx)),
+    createCancel(deps),
+  );
   bot.use(createSupport(deps));
   bot.use(fallback);
 
@@ -176,5 +224,11 @@ export function createBot(deps: BotDeps, outcomes: TelegramOutcomes): BotParts {
       isStoreFailure: deps.isStoreFailure,
     }),
   );
-  return { bot, purchases, settled: () => underWay.drain() };
+  return {
+    bot,
+    purchases,
+    settled: () => underWay.drain(),
+    stopHolding: () => hold.stop(),
+    menus,
+  };
 }

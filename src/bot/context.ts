@@ -13,6 +13,11 @@ export interface SessionData {
   journey?: Place;
   /** When this private chat was last written to the subscriber registry, and in which language. */
   seen?: { at: number; language: string };
+  /**
+   * The language and address of the shop this private chat's own menu button was given
+   * ("ne https://…/app/"); none: the bot's default (English, or no shop).
+   */
+  menuButton?: string;
   /** The conversations plugin's state, kept in the same Redis key (one read per update). */
   conversation?: unknown;
 }

@@ -29,9 +29,12 @@ interface DraftStore {
 
 /** The listings of journeys, stored once and read by each tap (see topup/journey.ts). */
 interface ListingStore {
-  put(journeyId: string, listing: unknown): Promise<void>;
+  /** `group`: dropped with the others of its group (dropGroup). */
+  put(journeyId: string, listing: unknown, group?: string): Promise<void>;
   /** null when it expired (the journey is then over). */
   get(journeyId: string): Promise<unknown>;
+  /** The listings put under `group`, gone. */
+  dropGroup(group: string): Promise<void>;
 }
 
 /** /cancel across instances: pending provider calls of a flow, and when chats cancelled. */

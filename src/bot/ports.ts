@@ -1,12 +1,13 @@
 // The Telegram side of the domain's ports: what the bot sends outside any update (outcomes,
 // reminders, broadcasts, operators' alerts), in the reader's language. Built once by the
 // composition root and shared with the bot itself.
-import { Api } from "grammy";
+import { Api, type ApiClientOptions } from "grammy";
 import type { Config } from "../config.js";
 import type { Log } from "../domain/ports.js";
 import type { SubscriberStore } from "../domain/subscribers.js";
 import { TelegramBroadcastPorts } from "./features/broadcast/delivery.js";
 import { TelegramReminders } from "./features/reminders/delivery.js";
+import { appPageBuilt } from "./features/topup/app-page.js";
 import { renewButton } from "./features/topup/callback-data.js";
 import { TelegramOutcomes } from "./features/topup/outcomes.js";
 import { TelegramAlerts } from "./shared/alerts.js";
@@ -15,6 +16,8 @@ import { Translator } from "./shared/i18n.js";
 import { ValueFormatter } from "./shared/values.js";
 
 export interface TelegramPorts {
+  /** How the Bot API is called (its root, the HTTP client): the bot's own client too. */
+  client: ApiClientOptions;
   /** The Bot API outside updates, with the bot's retries. */
   api: Api;
   i18n: Translator;
@@ -30,6 +33,7 @@ export function createTelegramPorts(
   config: Config,
   subscribers: SubscriberStore,
   log: Log,
+  client: ApiClientOptions,
 ): TelegramPorts {
   const i18n = new Translator();
   const formatters = new Map<string, ValueFormatter>();
@@ -42,14 +46,22 @@ export function createTelegramPorts(
     return found;
   };
   const telegramApi = (retryAttempts?: number) =>
-    configureApi(new Api(config.botToken, { apiRoot: config.telegramApiRoot }), retryAttempts);
+    configureApi(new Api(config.botToken, client), retryAttempts);
   // Outside updates: outcomes and alerts with the bot's retries; broadcasts pace themselves.
   const api = telegramApi(config.telegram.retryAttempts);
   return {
+    client,
     api,
     i18n,
     formatter,
-    outcomes: new TelegramOutcomes(api, i18n, formatter, config.payment?.minorDigits),
+    outcomes: new TelegramOutcomes(
+      api,
+      i18n,
+      formatter,
+      config.payment?.minorDigits,
+      // The Mini App, when there is one and its page was built: "Renew in the shop".
+      config.miniApp && appPageBuilt() ? config.miniApp.url : undefined,
+    ),
     reminders: new TelegramReminders(api, i18n, formatter, renewButton),
     broadcasts: new TelegramBroadcastPorts(telegramApi(), i18n, formatter, log),
     alerts: new TelegramAlerts(
@@ -60,7 +72,9 @@ export function createTelegramPorts(
         adminUserIds: config.adminUserIds,
         supportChatIds: config.supportChatIds,
         probeSeconds: config.providerHealth.probeAfterMs / 1000,
+        minorDigits: config.payment?.minorDigits ?? 2,
       },
+      formatter,
       log,
     ),
   };

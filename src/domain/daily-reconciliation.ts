@@ -10,6 +10,7 @@ const FINDING_KINDS = [
   "amount-differs",
   "refunded-outside-only",
   "refunded-ledger-only",
+  "rest-owed",
   "provider-charged-unexpectedly",
   "charged-not-executed",
   "payment-not-found",
@@ -38,8 +39,12 @@ export interface LedgerSide {
     amountMinor: bigint;
     refunded: boolean;
     recorded: boolean;
+    /** Recorded as given back in part outside the bot before it paid for anything. */
+    refundedInPart?: boolean;
   }[];
   checkoutIds: readonly string[];
+  /** The provider's transaction the ledger holds for it (a charged purchase's). */
+  txnId?: string | null;
 }
 
 /** One outside party's answer about a payment: null when it could not be asked after retries. */
@@ -56,15 +61,30 @@ export type PaymentAnswer =
 
 export type ProviderAnswer =
   | { asked: false; checkoutId: string }
-  | { asked: true; checkoutId: string; executed: boolean; amountMinor: bigint | null };
+  | {
+      asked: true;
+      checkoutId: string;
+      executed: boolean;
+      amountMinor: bigint | null;
+      /** The provider's transaction for this checkout token, when executed and stated. */
+      txnId?: string | null;
+    };
 
 export interface Finding {
   purchaseId: string;
   kind: FindingKind;
   outsideIds: string;
+  /**
+   * The provider's transaction beside each checkout token the purchase took ("co1=TXN1
+   * co2=none"; "?" when the provider could not be asked), and the ledger's own when it is none
+   * of those ("ledger=TXN1").
+   */
+  providerTxns: string;
   ledgerMinor: bigint | null;
   outsideMinor: bigint | null;
   nextStep: string;
+  /** Set when the bot settled it itself (a payment it had missed, now recorded): the note. */
+  settled?: string;
 }
 
 const NEXT_STEP: Readonly<Record<FindingKind, string>> = {
@@ -73,6 +93,7 @@ const NEXT_STEP: Readonly<Record<FindingKind, string>> = {
   "amount-differs": "check the price and refund the difference",
   "refunded-outside-only": "record the refund in the ledger",
   "refunded-ledger-only": "refund the buyer at the payment system",
+  "rest-owed": "refund the rest of the payment (/refunds), then /refunded",
   "charged-not-executed": "check the subscription at the provider; top up or refund",
   "payment-not-found": "check the payment at the payment system",
   "provider-charged-unexpectedly": "mark the purchase charged or recover the top-up",
@@ -89,6 +110,7 @@ export function compare(
   provider: readonly ProviderAnswer[],
 ): Finding[] {
   const findings: Finding[] = [];
+  const providerTxns = transactionsOf(ledger, provider);
   const add = (
     kind: FindingKind,
     outsideIds: string,
@@ -99,6 +121,7 @@ export function compare(
       purchaseId: ledger.purchaseId,
       kind,
       outsideIds,
+      providerTxns,
       ledgerMinor,
       outsideMinor,
       nextStep: NEXT_STEP[kind],
@@ -149,8 +172,12 @@ export function compare(
     ) {
       add("amount-differs", key, mine?.amountMinor ?? ledger.priceMinor, answer.amountMinor);
     }
-    if (answer.refunded && !(mine?.refunded || ledger.phase === "refunded"))
+    if (answer.refunded && mine?.refundedInPart && !mine.refunded) {
+      // Given back in part outside the bot, as the ledger records it: the rest is still owed.
+      add("rest-owed", key, mine.amountMinor, answer.amountMinor);
+    } else if (answer.refunded && !(mine?.refunded || ledger.phase === "refunded")) {
       add("refunded-outside-only", key, null, answer.amountMinor);
+    }
     if (!answer.refunded && mine?.refunded)
       add("refunded-ledger-only", key, mine.amountMinor, answer.amountMinor);
     if (!answer.refunded && !SETTLED.has(ledger.phase) && executed.length === 0) {
@@ -185,6 +212,22 @@ export function compare(
   return findings;
 }
 
+/** Each checkout token with the provider's transaction for it, then the ledger's if another. */
+function transactionsOf(ledger: LedgerSide, provider: readonly ProviderAnswer[]): string {
+  const answers = new Map(provider.map((answer) => [answer.checkoutId, answer]));
+  const named = new Set<string>();
+  const pairs = ledger.checkoutIds.map((checkoutId) => {
+    const answer = answers.get(checkoutId);
+    if (!answer?.asked) return `${checkoutId}=?`;
+    if (!answer.executed) return `${checkoutId}=none`;
+    const txnId = answer.txnId ?? "?";
+    named.add(txnId);
+    return `${checkoutId}=${txnId}`;
+  });
+  if (ledger.txnId && !named.has(ledger.txnId)) pairs.push(`ledger=${ledger.txnId}`);
+  return pairs.join(" ");
+}
+
 /** What a payment system says of one payment (thrown errors: it could not be asked). */
 export interface PaymentRecord {
   paid: boolean;
@@ -200,7 +243,9 @@ export interface DaySources {
   canAsk(system: string): boolean;
   /** `amountMinor`: what was offered or recorded (eSewa's status check is asked with it). */
   askPayment(system: string, id: string, amountMinor: bigint): Promise<PaymentRecord>;
-  askProvider(checkoutId: string): Promise<{ executed: boolean; amountMinor: bigint | null }>;
+  askProvider(
+    checkoutId: string,
+  ): Promise<{ executed: boolean; amountMinor: bigint | null; txnId?: string | null }>;
   /** Paces and retries each call (paced-asking.ts). */
   ask<T>(call: () => Promise<T>): Promise<{ asked: true; answer: T } | { asked: false }>;
 }

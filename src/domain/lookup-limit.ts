@@ -29,6 +29,8 @@ export interface LookupCounter {
     windowMs: number,
     budget: Budget | undefined,
   ): Promise<{ count: number; resetAt: number; slow: boolean; spent: number }>;
+  /** The user's window as it stands, nothing counted (count 0: no window). */
+  peek(userId: number): Promise<{ count: number; resetAt: number; slow: boolean }>;
 }
 
 /** Tells the operators that the hour's budget was exceeded. */
@@ -71,7 +73,23 @@ export class LookupLimit {
         this.log.warn({ err: error }, "the lookup budget's alert could not be sent");
       });
     }
-    const allowed = count <= (slow ? slowLimit(limit) : limit);
+    return this.allowance(count, resetAt, slow);
+  }
+
+  /**
+   * Whether the user is limited now (a lookup of theirs was refused in this window), nothing
+   * taken: what they looked up before (a customer kept for the shop) is read from the provider
+   * again only while they are not, so that the limit bounds those reads too.
+   */
+  async check(userId: number): Promise<Allowance> {
+    const { limit, isExempt } = this.options;
+    if (limit === 0 || isExempt(userId)) return { allowed: true };
+    const { count, resetAt, slow } = await this.counter.peek(userId);
+    return this.allowance(count, resetAt, slow);
+  }
+
+  private allowance(count: number, resetAt: number, slow: boolean): Allowance {
+    const allowed = count <= (slow ? slowLimit(this.options.limit) : this.options.limit);
     return allowed ? { allowed: true } : { allowed: false, retryAt: resetAt };
   }
 

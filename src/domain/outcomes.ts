@@ -3,13 +3,29 @@
 // the purchase itself, reconciliation, another instance.
 import { listedEnd } from "./listed-end.js";
 import type { Log, ProviderPort } from "./ports.js";
-import { isUntold, type Purchase, type PurchasePhase, StaleWriteError } from "./purchase.js";
+import {
+  isUntold,
+  type Purchase,
+  type PurchasePhase,
+  StaleWriteError,
+  type UnpaidReason,
+} from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
 import { type SavedConnectionStore, shortCustomerName } from "./saved-connections.js";
 
 /** Sends the outcome of a purchase to its buyer; throws when that fails. */
 export interface OutcomeChannel {
   tell(purchase: Purchase): Promise<void>;
+  /**
+   * A payment arrived after the purchase had ended unpaid (`reason`): it is topped up now, the
+   * receipt (or the refund, if it cannot be) follows.
+   */
+  paidLate?(purchase: Purchase, reason: UnpaidReason): Promise<void>;
+  /**
+   * The purchase no longer waits for a payment (paid, or ended unpaid): its menu's buttons that
+   * offer other ways to pay (Purchase.menuMessage) are taken away.
+   */
+  closeMenu?(purchase: Purchase): Promise<void>;
 }
 
 /** What a charged purchase brings about besides its receipt; each is optional. */
@@ -23,8 +39,26 @@ export interface AfterCharge {
 /** What follows once a purchase was told; `tell` waits for it. */
 export type ToldListener = (purchase: Purchase) => void | Promise<void>;
 
+/**
+ * Thrown by an OutcomeChannel when the buyer can never be messaged (they blocked the bot, or
+ * deleted their account): telling is given up, not tried again for ever.
+ */
+export class BuyerUnreachableError extends Error {
+  constructor(reason: string) {
+    super(`the buyer cannot be messaged: ${reason}`);
+    this.name = "BuyerUnreachableError";
+  }
+}
+
+/** Purchases whose "reached" listeners ran here, remembered at most (then forgotten at once). */
+const REACHED_KEPT = 10_000;
+
 export class OutcomeTeller {
   private readonly listeners = new Map<PurchasePhase, ToldListener[]>();
+  private readonly reachedListeners = new Map<PurchasePhase, ToldListener[]>();
+  private readonly unreachableListeners: ToldListener[] = [];
+  /** Purchase and phase whose "reached" listeners ran here and which are not told yet. */
+  private readonly reached = new Set<string>();
 
   constructor(
     private readonly book: PurchaseBook,
@@ -56,31 +90,104 @@ export class OutcomeTeller {
     }
     // Saved before the receipt goes out: the buyer's next tap may be /topup.
     if (purchase.phase === "charged") await this.remember(purchase);
+    let unreachable = false;
     try {
       await this.channel.tell(purchase);
     } catch (error) {
-      this.log.warn(
-        { err: error, purchaseId: purchase.id },
-        "could not tell a purchase's outcome yet",
-      );
-      return false;
+      if (!(error instanceof BuyerUnreachableError)) {
+        this.log.warn(
+          { err: error, purchaseId: purchase.id },
+          "could not tell a purchase's outcome yet",
+        );
+        // What the phase starts does not wait for the buyer (a refund owed).
+        await this.reach(purchase);
+        return false;
+      }
+      // Never deliverable: marked told so that nobody retries it for ever; operators are told.
+      this.log.warn({ purchaseId: purchase.id }, "the buyer cannot be messaged: outcome not told");
+      unreachable = true;
     }
-    purchase.told = purchase.phase;
+    const phase = purchase.phase;
+    purchase.told = phase;
     // Told, but the purchase moved on meanwhile: its newer phase is told in its turn.
     if (!(await this.write(purchase))) {
       this.log.info({ purchaseId: purchase.id }, "told a purchase that has moved on since");
     }
-    for (const listener of this.listeners.get(purchase.phase) ?? []) await listener(purchase);
+    await this.reach(purchase);
+    this.reached.delete(`${purchase.id}:${phase}`);
+    if (unreachable) for (const listener of this.unreachableListeners) await listener(purchase);
+    for (const listener of this.listeners.get(phase) ?? []) await listener(purchase);
     return true;
   }
 
   /**
-   * `listener` runs each time a purchase in `phase` was told: a charged one counts a renewal, a
-   * refund-due one is refunded, an unknown one alerts operators. An event, not a constructor
-   * argument: the refund desk that listens tells through this teller too.
+   * Runs the listeners of the phase a purchase reached, once per purchase and phase in this
+   * process, at its first telling, whether or not the message went out. One that fails is run
+   * again at the next telling.
+   */
+  private async reach(purchase: Purchase): Promise<void> {
+    const listeners = this.reachedListeners.get(purchase.phase);
+    const key = `${purchase.id}:${purchase.phase}`;
+    if (!listeners || this.reached.has(key)) return;
+    // Told by another process, a key stays: bounded, since what listens bears a second run.
+    if (this.reached.size >= REACHED_KEPT) this.reached.clear();
+    this.reached.add(key);
+    try {
+      for (const listener of listeners) await listener(purchase);
+    } catch (error) {
+      this.reached.delete(key);
+      this.log.warn({ err: error, purchaseId: purchase.id }, "what follows an outcome failed");
+    }
+  }
+
+  /**
+   * Says that a payment came after its purchase had ended unpaid and is being topped up. Said
+   * once, by whoever recorded the payment (the ledger applies it once); a failure to say it is
+   * logged, and the receipt or the refund still follows.
+   */
+  async paidLate(purchase: Purchase, reason: UnpaidReason): Promise<void> {
+    try {
+      await this.channel.paidLate?.(purchase, reason);
+    } catch (error) {
+      this.log.warn({ err: error, purchaseId: purchase.id }, "could not say a late payment came");
+    }
+  }
+
+  /**
+   * Takes away the menu's other ways to pay of a purchase that no longer waits for a payment.
+   * Cosmetic and best effort: a failure is logged, never thrown (the ledger decides, not this).
+   */
+  async closeMenu(purchase: Purchase): Promise<void> {
+    if (purchase.menuMessage === undefined) return;
+    try {
+      await this.channel.closeMenu?.(purchase);
+    } catch (error) {
+      this.log.info({ err: error, purchaseId: purchase.id }, "could not close a purchase's menu");
+    }
+  }
+
+  /**
+   * `listener` runs each time a purchase in `phase` was told (or could never be: its buyer
+   * unreachable): a charged one counts a renewal, an unknown one alerts operators. An event, not
+   * a constructor argument: the refund desk that listens tells through this teller too.
    */
   whenTold(phase: PurchasePhase, listener: ToldListener): void {
     this.listeners.set(phase, [...(this.listeners.get(phase) ?? []), listener]);
+  }
+
+  /**
+   * `listener` runs once a purchase reached `phase`, at its first telling, whether or not its
+   * buyer could be told: what must not wait for the buyer (a refund owed starts; they may have
+   * blocked the bot, or Telegram may be away). Once per purchase and phase in a process; run
+   * again by another process that tells it (what listens must bear that: the refund desk does).
+   */
+  whenReached(phase: PurchasePhase, listener: ToldListener): void {
+    this.reachedListeners.set(phase, [...(this.reachedListeners.get(phase) ?? []), listener]);
+  }
+
+  /** `listener` runs when a purchase's outcome can never be told (its buyer is unreachable). */
+  whenUnreachable(listener: ToldListener): void {
+    this.unreachableListeners.push(listener);
   }
 
   /** False when the purchase moved on since it was read (its newer phase is told in its turn). */
@@ -101,6 +208,7 @@ export class OutcomeTeller {
         customerName: shortCustomerName(purchase.customer.name),
         service: purchase.connection.service,
         connectionId: purchase.connection.id,
+        ...(purchase.proved && { proved: true as const }),
       });
     } catch (error) {
       this.log.warn({ err: error, purchaseId: purchase.id }, "could not remember the connection");

@@ -1,7 +1,8 @@
 // The one place that decides what a provider's answer means for the bot. The spec documents
 // no failure codes, so no code or message is interpreted here, and only the provider's own
 // envelope (`success: false`) is a refusal (a gateway's 4xx page is not: transport.ts): a
-// refusal of a read means the provider has no such thing, a refusal of a top-up means it did
+// refusal of a read means the provider has no such thing (txn-status's only under 200 or 404
+// without Retry-After: `saysNoSuchTransaction`), a refusal of a top-up means it did
 // not happen, a refused token means our credentials, anything else means the provider could
 // not be asked. Only the documented transaction status is read, leniently.
 import type { Transaction } from "./model.js";
@@ -17,8 +18,21 @@ export type ReadFailure = "not-found" | "unauthorized" | "unavailable";
 
 export type Answer<T> = { ok: true; value: T } | { ok: false; failure: ReadFailure };
 
+/**
+ * txn-status's "no such transaction" lets a paid top-up be called "not charged" and its money
+ * refunded, so it is believed only as the provider says "no" for good: its envelope under HTTP
+ * 200 or 404, without Retry-After. Its envelope under any other status (a 429, a 409, a 400 a
+ * gateway may have forwarded or made) or with Retry-After ("come back later") says nothing yet.
+ */
+function saysNoSuchTransaction(error: ProviderRejectedError): boolean {
+  return (error.httpStatus === 200 || error.httpStatus === 404) && !error.retryAfter;
+}
+
 function readFailure(error: unknown): ReadFailure {
-  if (error instanceof ProviderRejectedError) return "not-found";
+  if (error instanceof ProviderRejectedError) {
+    if (error.operation === "txn-status" && !saysNoSuchTransaction(error)) return "unavailable";
+    return "not-found";
+  }
   if (error instanceof ProviderUnauthorizedError) return "unauthorized";
   return "unavailable";
 }
@@ -41,7 +55,10 @@ export async function ask<T>(read: () => Promise<T>, log: Log, what: string): Pr
 export type TopupFailure =
   /** The provider's own envelope refused it: nothing happened. */
   | { kind: "refused"; code: string; message: string | undefined }
-  /** Top-ups are paused for our refused token: nothing was sent (a sent one is unknown). */
+  /**
+   * Our token is refused and top-ups pause: nothing was sent, or the provider's own envelope
+   * refused it (a bare 401 or 403 after sending is unknown: client.ts).
+   */
   | { kind: "unauthorized" }
   /** The request never left (connection refused, circuit open): nothing happened. */
   | { kind: "not-sent" }

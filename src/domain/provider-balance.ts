@@ -62,9 +62,14 @@ export interface LowBalanceLatch {
   rise(): Promise<void>;
 }
 
+/** The operators told, the amounts in minor units (each reader sees them in their own words). */
 export interface BalanceAlarm {
-  balanceLow(amounts: { expected: string; below: string }): Promise<void>;
-  balanceStop(amounts: { expected: string; price: string; below: string }): Promise<void>;
+  balanceLow(amounts: { expectedMinor: bigint; belowMinor: bigint }): Promise<void>;
+  balanceStop(amounts: {
+    expectedMinor: bigint;
+    priceMinor: bigint;
+    belowMinor: bigint;
+  }): Promise<void>;
 }
 
 /** Alerts the admins once when the expected balance falls below BALANCE_ALERT_BELOW. */
@@ -73,7 +78,7 @@ export class BalanceWatch {
     private readonly ledger: ProviderBalanceLedger,
     private readonly latch: LowBalanceLatch,
     private readonly alarm: BalanceAlarm,
-    private readonly settings: { belowMinor: bigint; minorDigits: number },
+    private readonly settings: { belowMinor: bigint },
     private readonly log: Log,
   ) {}
 
@@ -81,13 +86,10 @@ export class BalanceWatch {
   async check(): Promise<void> {
     try {
       const { expectedMinor } = await this.ledger.expected();
-      const { belowMinor, minorDigits } = this.settings;
+      const { belowMinor } = this.settings;
       if (expectedMinor >= belowMinor) return await this.latch.rise();
       if (!(await this.latch.fall())) return;
-      await this.alarm.balanceLow({
-        expected: formatMinorUnits(expectedMinor, minorDigits),
-        below: formatMinorUnits(belowMinor, minorDigits),
-      });
+      await this.alarm.balanceLow({ expectedMinor, belowMinor });
     } catch (error) {
       this.log.warn({ err: error }, "could not check the provider balance");
     }
@@ -122,11 +124,7 @@ export class BalanceGuard {
       }
       if (await this.latch.fall()) {
         await this.alarm
-          .balanceStop({
-            expected: formatMinorUnits(expectedMinor, minorDigits),
-            price: formatMinorUnits(priceMinor, minorDigits),
-            below: formatMinorUnits(belowMinor, minorDigits),
-          })
+          .balanceStop({ expectedMinor, priceMinor, belowMinor })
           .catch((error: unknown) => this.log.warn({ err: error }, "could not alert operators"));
       }
       return false;

@@ -33,7 +33,10 @@ export class ProviderUnavailableError extends ProviderError {
   readonly kind = "unavailable";
 }
 
-/** The provider answered `success: false`. `code` is the provider's, not interpreted here. */
+/**
+ * The provider answered `success: false`. `code` is the provider's, not interpreted here;
+ * `retryAfter`: the answer carried a Retry-After header (come back later, not "no").
+ */
 export class ProviderRejectedError extends ProviderError {
   readonly kind = "rejected";
   constructor(
@@ -41,19 +44,29 @@ export class ProviderRejectedError extends ProviderError {
     readonly code: string,
     readonly providerMessage: string | undefined,
     readonly httpStatus: number,
+    readonly retryAfter = false,
   ) {
     super(operation, `rejected with code ${code} (HTTP ${httpStatus})`);
   }
 }
 
-/** HTTP 401/403: the provider token is wrong or expired. An operator must act. */
+/**
+ * HTTP 401/403: the provider token is wrong or expired. An operator must act. `refused`: the
+ * answer carried the provider's own envelope (`success: false`), so the provider itself turned
+ * the call away and nothing happened; without it (a gateway's page) a sent call may still have
+ * been executed. Status 0: not sent at all (top-ups are paused).
+ */
 export class ProviderUnauthorizedError extends ProviderError {
   readonly kind = "unauthorized";
   constructor(
     operation: ProviderOperation,
     readonly httpStatus: number,
+    readonly refused = false,
   ) {
-    super(operation, `not authorised (HTTP ${httpStatus}): check PROVIDER_TOKEN`);
+    super(
+      operation,
+      `not authorised (HTTP ${httpStatus}${refused ? ", the provider's own refusal" : ""}): check PROVIDER_TOKEN`,
+    );
   }
 }
 
@@ -71,8 +84,9 @@ export class ProviderProtocolError extends ProviderError {
 
 /**
  * A top-up request may or may not have been executed: anything but the provider's own
- * `success: false` after it was sent (timeout, reset, 5xx, a gateway's 4xx, our token refused,
- * an unreadable body). Never retry it: resolve it with txn-status for the same checkout id.
+ * `success: false` after it was sent (timeout, reset, 5xx, a gateway's 4xx, our token refused
+ * without the envelope, an unreadable body). Never retry it: resolve it with txn-status for the
+ * same checkout id.
  */
 export class TopupOutcomeUnknownError extends ProviderError {
   readonly kind = "outcome-unknown";

@@ -14,6 +14,11 @@ import type {
 export type PurchaseEvent =
   /** The payment system confirmed the payment asked for. */
   | { type: "pay"; charge: PaymentCharge }
+  /**
+   * The payment system confirmed a payment on an offer it still took after the purchase ended
+   * unpaid (cancelled, replaced by a newer one, its window over): the purchase is paid after all.
+   */
+  | { type: "pay-late"; charge: PaymentCharge }
   /** Never paid: cancelled, expired, or paid with another amount (that payment is owed back). */
   | { type: "end-unpaid"; reason: UnpaidReason }
   /** A checkout token is bound to this attempt (the ledger keeps every token a purchase took). */
@@ -53,6 +58,13 @@ interface Transition {
 /** Every allowed change of phase. A purchase starts as created, or awaiting-payment when paid in the bot. */
 export const TRANSITIONS: readonly Transition[] = [
   { event: "pay", from: ["awaiting-payment"], to: "paid", sets: ["payment.charge"] },
+  {
+    event: "pay-late",
+    from: ["unpaid"],
+    to: "paid",
+    sets: ["payment.charge", "reason"],
+    paid: false,
+  },
   { event: "end-unpaid", from: ["awaiting-payment"], to: "unpaid", sets: ["reason"] },
   {
     event: "take-token",
@@ -132,8 +144,13 @@ export function advance(purchase: Purchase, event: PurchaseEvent, now: number): 
   if (!transition) throw new ForbiddenTransitionError(purchase.id, purchase.phase, event.type);
   switch (event.type) {
     case "pay":
-      if (!purchase.payment) throw new ForbiddenTransitionError(purchase.id, purchase.phase, "pay");
+    case "pay-late":
+      if (!purchase.payment) {
+        throw new ForbiddenTransitionError(purchase.id, purchase.phase, event.type);
+      }
       purchase.payment = { ...purchase.payment, charge: event.charge };
+      // Why it had ended is said once, when the payment is told (PaymentReceipt's `late`).
+      purchase.reason = null;
       break;
     case "take-token":
       purchase.checkout = event.checkout;

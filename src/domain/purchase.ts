@@ -25,7 +25,7 @@ export const PURCHASE_PHASES = [
   "awaiting-payment",
   /** The payment system confirmed the payment; the top-up has not left yet. */
   "paid",
-  /** Never paid: cancelled, or its window passed. */
+  /** Not paid in time: cancelled, or its window passed (a payment found later still pays it). */
   "unpaid",
   /** Paid, and the top-up certainly did not happen: the payment is owed back. */
   "refund-due",
@@ -57,9 +57,17 @@ export const TOLD_PHASES: readonly PurchasePhase[] = [
 /** Still to be resolved: an open purchase is watched by reconciliation. */
 export const isOpen = (purchase: Purchase) => OPEN_PHASES.has(purchase.phase);
 
+/**
+ * A paid purchase whose top-up waits until the provider takes our token again: no outcome yet,
+ * but its buyer is told at once (and once) why nothing happens.
+ */
+const waitsForTopups = (purchase: Purchase) =>
+  purchase.phase === "paid" && purchase.reason === "paused";
+
 /** An outcome the buyer has not been told yet. */
 export const isUntold = (purchase: Purchase) =>
-  TOLD_PHASES.includes(purchase.phase) && purchase.told !== purchase.phase;
+  (TOLD_PHASES.includes(purchase.phase) || waitsForTopups(purchase)) &&
+  purchase.told !== purchase.phase;
 
 export type NotChargedReason =
   /** Refused on the second attempt, or refused for good. */
@@ -79,10 +87,20 @@ export type NotChargedReason =
   /** Unpaid: the payment window passed. */
   | "expired"
   /** Unpaid: the payment system took another amount than asked (that payment is owed back). */
-  | "amount-differs";
+  | "amount-differs"
+  /** Unpaid: the payment failed at the payment system (Khalti's Failed): nothing was taken. */
+  | "failed"
+  /**
+   * Unpaid: the payment system gave the payment back, in full or in part, outside the bot
+   * before it paid for anything (what was not given back is owed back).
+   */
+  | "refunded-outside";
 
 /** Why a purchase paid in the bot was never paid. */
-export type UnpaidReason = Extract<NotChargedReason, "cancelled" | "expired" | "amount-differs">;
+export type UnpaidReason = Extract<
+  NotChargedReason,
+  "cancelled" | "expired" | "amount-differs" | "failed" | "refunded-outside"
+>;
 
 export interface Purchase {
   /** The intent id: unique per confirmed selection, so double taps carry the same one. */
@@ -115,8 +133,19 @@ export interface Purchase {
   renewedUntil?: ProviderTime | null;
   /** The buyer's "payment under way" message (opaque): the first outcome told replaces it. */
   statusMessage?: string;
+  /**
+   * The buyer's menu that still offers other ways to pay (opaque), where several are offered:
+   * its buttons are taken away once the purchase no longer waits for a payment.
+   */
+  menuMessage?: string;
   /** Started from an expiry reminder's Renew button. */
   fromReminder?: true;
+  /**
+   * The buyer proved the customer theirs (their own shared contact, or a connection saved from
+   * one): shown in full wherever it appears. Absent: found by a code typed (or not recorded, as
+   * before this was kept), shown masked (bot/shared/masking.ts).
+   */
+  proved?: true;
   /** The provider's code of the last refusal. */
   refusal: { code: string } | null;
   reason: NotChargedReason | null;
@@ -149,6 +178,17 @@ export class StaleWriteError extends Error {
 }
 
 /**
+ * A purchase could not be put in flight: another purchase of its buyer is (created, token
+ * taken or requested; the ledger holds one at a time). A paid one waits for its turn.
+ */
+export class BuyerBusyError extends Error {
+  override name = "BuyerBusyError";
+  constructor(readonly purchaseId: string) {
+    super(`purchase ${purchaseId}: another purchase of its buyer is in flight`);
+  }
+}
+
+/**
  * The ledger of purchases (adapters/ledger/purchase-store.ts): a phase is written in one
  * transaction, and only over the version it was read at.
  */
@@ -160,7 +200,8 @@ export interface PurchaseStore {
   create(purchase: Purchase, leaseMs: number): Promise<Creation>;
   /**
    * Saves the record with its checkout token bound to it; false when another purchase has
-   * that token (then this one must take a fresh token). Throws StaleWriteError as `save`.
+   * that token (then this one must take a fresh token). Throws StaleWriteError as `save`, and
+   * BuyerBusyError when another purchase of the buyer is in flight.
    */
   takeCheckout(purchase: Purchase): Promise<boolean>;
   /**
@@ -202,7 +243,7 @@ export interface PurchaseStore {
 }
 
 /** Every payment system the bot can offer; a new one is one entry here (and its adapter). */
-export const PAYMENT_METHODS = ["telegram", "khalti", "esewa"] as const;
+export const PAYMENT_METHODS = ["telegram", "khalti", "esewa", "fonepay"] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 /** The payment a paid purchase asks for, and what it took once paid. */
@@ -211,10 +252,16 @@ export interface PurchasePayment {
   currency: string;
   /** The price in the currency's minor units (NPR 700.00 is 70000): what must be paid. */
   minor: number;
-  /** Payable until then. */
+  /** Payable in the bot until then (the purchase's window). */
   expiresAt: number;
   /** The system's handle of the offer (the invoice message, Khalti's pidx): opaque here. */
   offer?: string;
+  /**
+   * Until when the payment system itself takes a payment on this offer (Khalti's expires_at,
+   * eSewa's configured session), which may be later than `expiresAt`: the offer is watched
+   * until then whatever becomes of the purchase. Absent for systems that need no watching.
+   */
+  offerUntil?: number;
   /** Set once paid: the confirmation's references. */
   charge?: PaymentCharge;
 }

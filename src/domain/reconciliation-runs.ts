@@ -2,7 +2,10 @@
 // a range of days, for an admin (/reconcile) or for the schedule (RECONCILE_AT, once a day
 // across replicas and restarts). A run is stored in the ledger and held by one instance under a
 // lease: each purchase's findings are written with the run's place, so that a run whose holder
-// died is taken over where it stopped. When a run ends, its report goes out once.
+// died is taken over where it stopped. A payment found paid, neither topped up nor refunded, is
+// settled by the payment path itself (FindingSettler: the offer asked again and its payment
+// received) and its finding kept as settled, with a note. When a run ends, its report goes out
+// once.
 import {
   type DaySources,
   type Finding,
@@ -73,6 +76,8 @@ export interface ReconciliationLedger {
   unreported(): Promise<ReconciliationRun[]>;
   /** How many findings of each kind are open on these days. */
   openCounts(first: string, last: string): Promise<Map<FindingKind, number>>;
+  /** How many findings of these days the bot settled itself. */
+  settledCount(first: string, last: string): Promise<number>;
   /** How many are open from days before `day`, and the oldest `listed` of them. */
   openBefore(day: string, listed: number): Promise<{ count: number; first: StoredFinding[] }>;
   /** Every open finding up to `last`, oldest day first, read a page at a time. */
@@ -90,12 +95,25 @@ export interface ReconciliationReport {
   purchases: number;
   /** Open findings of the run's days (found by this run or an earlier one), per kind. */
   counts: ReadonlyMap<FindingKind, number>;
+  /** Findings of the run's days the bot settled itself (payments it had missed, now recorded). */
+  settled: number;
   /** Still open from days before the run's first: how many, and the oldest few. */
   earlier: { count: number; first: readonly StoredFinding[] };
   drifts: BalanceDrift[];
   /** Every open finding of the report (the earlier days' first), page by page. */
   rows(): AsyncIterable<StoredFinding>;
 }
+
+/**
+ * Settles a "paid, neither topped up nor refunded" finding through the payment path itself
+ * (PaymentService.settleOffer): "applied", the payment now pays for its purchase (topped up);
+ * "stray", it is recorded and owed back; null when nothing could be settled (it stays open).
+ */
+export type FindingSettler = (offer: {
+  purchaseId: string;
+  system: string;
+  handle: string;
+}) => Promise<"applied" | "stray" | null>;
 
 /** Earlier days' findings named in the report's message; the rest are counted. */
 const EARLIER_LISTED = 10;
@@ -131,6 +149,7 @@ export class Reconciliations {
     private readonly deliver: (report: ReconciliationReport) => Promise<void>,
     private readonly options: RunOptions,
     private readonly log: Log,
+    private readonly settle?: FindingSettler,
   ) {
     this.tasks = new TaskGroup((error) => this.log.warn({ err: error }, "reconciliation stopped"));
   }
@@ -193,8 +212,9 @@ export class Reconciliations {
         await reconcileDay(
           day,
           this.sources,
-          async (findings, purchaseId) => {
+          async (found, purchaseId) => {
             if (this.stopping) throw new RunLeftError(`run ${run.id}`);
+            const findings = await this.settled(run.id, found);
             if (!(await this.ledger.progress(held, day, purchaseId, findings))) {
               throw new RunTakenOverError(`run ${run.id}`);
             }
@@ -210,6 +230,39 @@ export class Reconciliations {
     if (purchases !== null) await this.report(run, purchases);
   }
 
+  /** Each "paid, neither topped up nor refunded" the payment path settles now, with its note. */
+  private async settled(runId: string, findings: readonly Finding[]): Promise<Finding[]> {
+    const settle = this.settle;
+    if (!settle) return [...findings];
+    const done: Finding[] = [];
+    for (const finding of findings) {
+      const colon = finding.outsideIds.indexOf(":");
+      if (finding.kind !== "paid-not-settled" || colon < 0) {
+        done.push(finding);
+        continue;
+      }
+      const result = await settle({
+        purchaseId: finding.purchaseId,
+        system: finding.outsideIds.slice(0, colon),
+        handle: finding.outsideIds.slice(colon + 1),
+      }).catch((error: unknown) => {
+        this.log.warn({ err: error, purchaseId: finding.purchaseId }, "finding not settled");
+        return null;
+      });
+      if (result === null) {
+        done.push(finding);
+        continue;
+      }
+      const what =
+        result === "applied"
+          ? "it pays for its purchase, whose top-up has started (its outcome is the purchase's)"
+          : "it pays for nothing, owed back";
+      this.log.info({ purchaseId: finding.purchaseId, result }, "reconciliation settled a payment");
+      done.push({ ...finding, settled: `settled by run ${runId}: payment recorded; ${what}` });
+    }
+    return done;
+  }
+
   private async report(run: ReconciliationRun, purchases: number): Promise<void> {
     if (!(await this.ledger.claimReport(run.id))) return;
     const days = { first: run.firstDay, last: run.lastDay };
@@ -218,6 +271,7 @@ export class Reconciliations {
         run,
         purchases,
         counts: await this.ledger.openCounts(days.first, days.last),
+        settled: await this.ledger.settledCount(days.first, days.last),
         earlier: await this.ledger.openBefore(days.first, EARLIER_LISTED),
         drifts: await this.drifts(days.first, days.last),
         rows: () => this.ledger.openUpTo(days.last),

@@ -56,6 +56,7 @@ export function daySources(
       return {
         executed: true,
         amountMinor: amount === null ? null : parseMinorUnits(amount, minorDigits),
+        txnId: answer.value.txnId || null,
       };
     },
     ask: (call) => asker.ask(call),

@@ -3,12 +3,12 @@
 // and when its own check says the payment went back in full (eSewa's FULL_REFUND), the refund is
 // closed as /refunded would close it: marked once in the ledger, the buyer told. A partial
 // refund, an answer of anything else or a failed check leaves it owed, for a person.
-import type { PaymentLedger, PaymentSystems } from "./payment.js";
+import type { PaymentLedger, PaymentSystems, Refund } from "./payment.js";
 import type { Log } from "./ports.js";
 import type { PurchaseBook } from "./purchase-book.js";
 import type { RefundDesk } from "./refunds.js";
 
-/** Refunds owed looked at a pass, oldest first. */
+/** Refunds owed looked at a pass, oldest first, on the watched systems only. */
 const PER_PASS = 100;
 
 export class RefundWatch {
@@ -47,10 +47,16 @@ export class RefundWatch {
     this.timer.unref();
   }
 
-  /** One pass; returns how many refunds it closed. */
+  /** Where the last pass stopped: the next one goes on from there, then starts over. */
+  private cursor: Refund | undefined;
+
+  /** One pass over the next page of the watched systems' refunds; how many it closed. */
   async runOnce(): Promise<number> {
     let closed = 0;
-    for (const refund of await this.ledger.refundsDue(PER_PASS)) {
+    const methods = [...this.systems.keys()];
+    const page = await this.ledger.refundsDue(PER_PASS, { methods, after: this.cursor });
+    this.cursor = page.length < PER_PASS ? undefined : page.at(-1);
+    for (const refund of page) {
       const system = this.systems.get(refund.method);
       if (this.stopped || !system?.lookup || !refund.purchaseId) continue;
       const purchase = await this.book.get(refund.purchaseId);
@@ -59,9 +65,9 @@ export class RefundWatch {
       // purchase's current one or one withdrawn when the buyer chose another method.
       const paid = { ...purchase.payment, method: refund.method, offer: refund.chargeId };
       const found = await system.lookup({ ...purchase, payment: paid }).catch(() => null);
-      if (found?.state !== "refunded" || found.partial) continue;
+      if (found?.state !== "refunded") continue;
       const by = `${refund.method}:status-check`;
-      if (await this.desk.markRefunded(refund.chargeId, by, "refunded in full outside the bot")) {
+      if (await this.desk.markRefunded(refund.paymentId, by, "refunded in full outside the bot")) {
         this.log.info({ purchaseId: purchase.id }, "refund found made by the payment system");
         closed++;
       }

@@ -14,6 +14,11 @@ export interface Reminder {
   bouquet: { code: string; name: string };
   /** The subscription's end as it was when the user asked. */
   end: number;
+  /**
+   * Set for a customer the user proved theirs (Purchase.proved): its connection is shown in
+   * full. Absent: typed, or set before this was kept: masked.
+   */
+  proved?: true;
   /** Days before the end it fires: a user has one reminder per subscription and offset. */
   daysBefore: number;
   fireAt: number;

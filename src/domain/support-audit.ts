@@ -8,10 +8,11 @@ type SupportCommand = (typeof SUPPORT_COMMANDS)[number];
 export type StaffCommand = SupportCommand | "refunds" | "refunded";
 
 /**
- * Why a staff command was refused: the sender is not staff, may not mark refunds done, or sent
- * it as a chat (an anonymous admin, a channel), which names no person.
+ * Why a staff command was refused: the sender is not staff, may not mark refunds done, sent it
+ * as a chat (an anonymous admin, a channel), which names no person, or it was not their own
+ * message (forwarded, or written by an inline bot).
  */
-export type Refusal = "not-staff" | "not-refunder" | "anonymous";
+export type Refusal = "not-staff" | "not-refunder" | "anonymous" | "not-own-message";
 
 export interface AuditRecord {
   /** Who sent the command: a user id, or with `asChat` the id of the chat it was sent as. */

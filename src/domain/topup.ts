@@ -15,8 +15,10 @@ import type { OutcomeTeller } from "./outcomes.js";
 import type { Clock, Log, ProviderPort } from "./ports.js";
 import { ask, type TransactionState, topupFailure, transactionState } from "./provider-answers.js";
 import {
+  BuyerBusyError,
   type Claim,
   type Creation,
+  isOpen,
   type NotChargedReason,
   type Purchase,
   StaleWriteError,
@@ -37,10 +39,12 @@ export interface PurchaseIntent {
   checkout: Checkout;
   /** The buyer's message saying the payment is under way (opaque): the outcome replaces it. */
   statusMessage?: string;
+  /** The buyer's menu offering other ways to pay (opaque): see Purchase.menuMessage. */
+  menuMessage?: string;
   /** Started from an expiry reminder's Renew button. */
   fromReminder?: true;
-  /** The buyer saw the customer in full (not masked): a listing offered again is too. */
-  fullView?: true;
+  /** The buyer proved the customer theirs (see Purchase.proved): shown in full, not masked. */
+  proved?: true;
 }
 
 export type PurchaseOutcome =
@@ -81,6 +85,9 @@ export interface TopupServiceOptions {
 
 /** The top-up did not leave: for a paid purchase, worth another try while its window lasts. */
 const RETRYABLE: ReadonlySet<NotChargedReason> = new Set(["unavailable", "paused", "interrupted"]);
+
+/** A paid purchase whose buyer has another purchase in flight is tried again after this. */
+const BUSY_RETRY_MS = 5_000;
 
 /** How often a claim is decided anew after losing a race before it is left to the next pass. */
 const LOST_RACE_RETRIES = 3;
@@ -165,12 +172,22 @@ export class TopupService {
   }
 
   /**
-   * Before a refund is issued: txn-status is asked once more for every checkout token the
-   * purchase took. A top-up found then is recorded as charged (and told); "unknown" when the
-   * provider could not say, and no refund may be issued yet.
+   * Before any refund of a payment on this purchase is issued (its own payment's, or a stray
+   * one's found after it ended or was paid): "unknown" while a top-up for it is under way or its
+   * outcome unknown (paid, token taken, requested, unknown: nothing is refunded then, whoever's
+   * money it is); owed back, txn-status is asked once more for every checkout token it took. A
+   * top-up found then is recorded as charged (and told); "unknown" when the provider could not
+   * say, and no refund may be issued yet.
    */
   async lastLook(purchaseId: string): Promise<"owed" | "charged" | "unknown"> {
     const purchase = await this.book.get(purchaseId);
+    if (purchase && isOpen(purchase) && purchase.phase !== "awaiting-payment") {
+      this.log.info(
+        { purchaseId, phase: purchase.phase },
+        "a top-up of the purchase is under way or unknown: no refund yet",
+      );
+      return "unknown";
+    }
     if (purchase?.phase !== "refund-due") return "owed";
     const look = await this.lookupEvery(purchase);
     if (!look.found) return look.known ? "owed" : "unknown";
@@ -217,11 +234,29 @@ export class TopupService {
    */
   private async fulfil(purchase: Purchase): Promise<Purchase> {
     const fresh = await this.freshOffer(purchase);
-    const outcome =
-      "kind" in fresh
-        ? fresh
-        : await this.attempt(purchase, fresh.checkout, 1, {}, { before: false });
+    let outcome: PurchaseOutcome;
+    try {
+      outcome =
+        "kind" in fresh
+          ? fresh
+          : await this.attempt(purchase, fresh.checkout, 1, {}, { before: false });
+    } catch (error) {
+      if (!(error instanceof BuyerBusyError)) throw error;
+      return this.waitTurn(purchase);
+    }
     return "purchase" in outcome ? outcome.purchase : purchase;
+  }
+
+  /**
+   * Another purchase of the buyer is in flight (two paid at once: a payment found late beside
+   * a new purchase): nothing was sent; this one stays paid and is tried again shortly, never
+   * owed back for it.
+   */
+  private async waitTurn(purchase: Purchase): Promise<Purchase> {
+    this.log.info({ purchaseId: purchase.id }, "another purchase of the buyer is in flight: waits");
+    const paid = (await this.book.get(purchase.id)) ?? purchase;
+    await this.book.store.postpone(paid, this.now() + BUSY_RETRY_MS);
+    return paid;
   }
 
   private async attempt(
@@ -520,7 +555,9 @@ export class TopupService {
       refusal: null,
       reason: null,
       ...(intent.statusMessage !== undefined && { statusMessage: intent.statusMessage }),
+      ...(intent.menuMessage !== undefined && { menuMessage: intent.menuMessage }),
       ...(intent.fromReminder && { fromReminder: true as const }),
+      ...(intent.proved && { proved: true as const }),
       createdAt: now,
       updatedAt: now,
     };

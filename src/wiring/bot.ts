@@ -6,6 +6,7 @@ import type { Metrics } from "../adapters/metrics.js";
 import { RedisDailyReportMarks } from "../adapters/redis/daily-reports.js";
 import { RedisPollingTurn } from "../adapters/redis/polling-turn.js";
 import { ALLOWED_UPDATES, createBot } from "../bot/bot.js";
+import type { CommandMenus } from "../bot/commands.js";
 import type { BotContext } from "../bot/context.js";
 import type { BotDeps } from "../bot/deps.js";
 import { DailyReports } from "../bot/features/report/daily.js";
@@ -29,10 +30,16 @@ export interface TelegramBot {
   running: PurchaseRunner;
   /** Resolves when no update is being handled. */
   settled(): Promise<void>;
+  /** Shutting down: polled confirmations kept nowhere are left with Telegram. */
+  stopHolding(): void;
   /** Without a webhook: getUpdates by whichever instance holds the polling turn. */
   poller: Poller | undefined;
   /** With DAILY_REPORT_AT. */
   dailyReports: DailyReports | undefined;
+  /** The command menus: set at start, and an admin's at their first message. */
+  menus: CommandMenus;
+  /** What the bot's features were handed: the Mini App's API calls the same. */
+  deps: BotDeps;
 }
 
 export function createTelegramBot(parts: {
@@ -98,7 +105,13 @@ export function createTelegramBot(parts: {
     now: Date.now,
     isStoreFailure: stores.isUnreachable,
   };
-  const { bot, purchases: running, settled } = createBot(deps, telegram.outcomes);
+  const {
+    bot,
+    purchases: running,
+    settled,
+    stopHolding,
+    menus,
+  } = createBot(deps, telegram.outcomes, telegram.client);
   const at = config.dailyReportAt;
   const dailyReports = at
     ? new DailyReports(
@@ -121,5 +134,5 @@ export function createTelegramBot(parts: {
         },
         logger,
       );
-  return { bot, running, settled, poller, dailyReports };
+  return { bot, running, settled, stopHolding, poller, dailyReports, menus, deps };
 }

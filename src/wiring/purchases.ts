@@ -45,7 +45,7 @@ export function createPurchases(parts: {
           parts.stores.providerBalance,
           parts.stores.lowBalance,
           parts.telegram.alerts,
-          { belowMinor: below, minorDigits: config.payment?.minorDigits ?? 2 },
+          { belowMinor: below },
           logger,
         );
   const stop = config.balanceStopBelowMinor;

@@ -13,7 +13,8 @@ import { sendReconciliation } from "../bot/features/reconcile/delivery.js";
 import type { TelegramPorts } from "../bot/ports.js";
 import type { Config } from "../config.js";
 import { PacedAsker } from "../domain/paced-asking.js";
-import { Reconciliations } from "../domain/reconciliation-runs.js";
+import { PAYMENT_METHODS } from "../domain/purchase.js";
+import { type FindingSettler, Reconciliations } from "../domain/reconciliation-runs.js";
 import { daySources, type PaymentAudit } from "../domain/reconciliation-sources.js";
 import type { Payments } from "./payments.js";
 import type { Stores } from "./stores.js";
@@ -59,6 +60,14 @@ export function createReconciliation(parts: {
     sleep: (ms) => sleep(ms),
     now: Date.now,
   });
+  // A payment found paid, neither topped up nor refunded, is settled by the payment path.
+  const service = parts.payments?.service;
+  const settle: FindingSettler | undefined = service
+    ? ({ purchaseId, system, handle }) => {
+        const method = PAYMENT_METHODS.find((known) => known === system);
+        return method ? service.settleOffer({ purchaseId, method, handle }) : Promise.resolve(null);
+      }
+    : undefined;
   const runs = new Reconciliations(
     new ReconciliationStore(stores.ledger),
     daySources(
@@ -74,6 +83,7 @@ export function createReconciliation(parts: {
       sendReconciliation(telegram.api, report, {
         config,
         i18n: telegram.i18n,
+        formatter: telegram.formatter,
         subscribers: stores.subscribers,
         logger,
       }),
@@ -83,10 +93,11 @@ export function createReconciliation(parts: {
       leaseMs: settings.leaseMs,
     },
     logger,
+    settle,
   );
   const schedule = new ReconciliationSchedule(
     runs,
-    { at: settings.at, zone, lookEveryMs: settings.leaseMs },
+    { at: settings.at, zone, lookEveryMs: settings.leaseMs, isTransient: stores.isUnreachable },
     logger,
   );
   return { runs, schedule, client };

@@ -15,7 +15,11 @@ import { LedgerPurchases } from "../adapters/ledger/purchase-store.js";
 import { LedgerReports } from "../adapters/ledger/reports.js";
 import type { Logger } from "../adapters/logger.js";
 import type { Metrics } from "../adapters/metrics.js";
-import { RedisAlertLedger, RedisLowBalanceLatch } from "../adapters/redis/alert-ledger.js";
+import {
+  RedisAlertClaims,
+  RedisAlertLedger,
+  RedisLowBalanceLatch,
+} from "../adapters/redis/alert-ledger.js";
 import { RedisBroadcasts } from "../adapters/redis/broadcasts.js";
 import { RedisCancelMarks } from "../adapters/redis/cancels.js";
 import { RedisConnection } from "../adapters/redis/connection.js";
@@ -104,6 +108,7 @@ export function createStores(parts: {
     reminders: new RedisReminders(redis, keys),
     broadcasts: new RedisBroadcasts(redis, keys),
     alertLedger: new RedisAlertLedger(redis, keys),
+    alertClaims: new RedisAlertClaims(redis, keys),
     lowBalance: new RedisLowBalanceLatch(redis, keys, "balance-low"),
     balanceStop: new RedisLowBalanceLatch(redis, keys, "balance-stop"),
     gate: new RedisUpdateGate(redis, keys, {

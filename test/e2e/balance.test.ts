@@ -12,6 +12,8 @@ import { insertRows, ledgerRow } from "../support/ledger-rows.js";
 import { type Stack, startStack } from "../support/stack.js";
 
 const ADMIN = 99_320;
+/** Intl writes a no-break space between the currency and the amount. */
+const spaced = (text: string | undefined) => (text ?? "").replace(/\u00a0/g, " ");
 
 describe("/balance", () => {
   let stack: Stack;
@@ -58,25 +60,28 @@ describe("/balance", () => {
     await expectReply(
       admin,
       () => admin.sendText("/balance set 1000.50"),
-      "Expected balance at the provider: 1000.50",
+      /Expected balance at the provider: NPR\s1,000\.50/,
     );
     await expectReply(
       admin,
       () => admin.sendText("/balance add 500 bank transfer"),
-      "Expected balance at the provider: 1500.50",
+      /Expected balance at the provider: NPR\s1,500\.50/,
     );
-    const texts = admin.messages().map((m) => m.text);
-    expect(texts).toContain("Reading of 1000.50 recorded.");
-    expect(texts).toContain("Deposit of 500.00 recorded.");
+    const texts = admin.messages().map((m) => spaced(m.text));
+    expect(texts).toContain("Reading of NPR 1,000.50 recorded.");
+    expect(texts).toContain("Deposit of NPR 500.00 recorded.");
     await insertRows(ledger, [ledgerRow({ created_at: new Date(), phase: "charged" })]);
     const reply = await expectReply(admin, () => admin.sendText("/balance"), /Expected balance/);
-    expect(reply.text).toContain("Expected balance at the provider: 800.50");
-    expect(reply.text).toContain("Last reading: 1000.50");
-    expect(reply.text).toContain("deposits 500.00, top-ups charged 700.00");
+    expect(spaced(reply.text)).toContain("Expected balance at the provider: NPR 800.50");
+    // The time of the reading in the provider's zone, as every other time the bot shows.
+    expect(spaced(reply.text)).toMatch(
+      /Last reading: NPR 1,000\.50 \(\d+ \w+ \d{4}, \d\d:\d\d \(UTC\)\)/,
+    );
+    expect(spaced(reply.text)).toContain("deposits NPR 500.00, top-ups charged NPR 700.00");
     await expectReply(
       admin,
       () => admin.sendText("/report"),
-      "Expected balance at the provider: 800.50",
+      /Expected balance at the provider: NPR\s800\.50/,
     );
     const rows = await sql<{ kind: string; amount_minor: string; note: string; admin: string }>`
       SELECT kind, amount_minor::text, note, admin::text FROM provider_balance_entries ORDER BY id`.execute(
@@ -86,6 +91,22 @@ describe("/balance", () => {
       { kind: "reading", amount_minor: "100050", note: "", admin: String(ADMIN) },
       { kind: "deposit", amount_minor: "50000", note: "bank transfer", admin: String(ADMIN) },
     ]);
+  });
+  it("shows a balance below zero with the currency and separators, in English and Nepali", async () => {
+    await insertRows(
+      ledger,
+      [1, 2, 3, 4, 5].map(() => ledgerRow({ created_at: new Date(), phase: "charged" })),
+    );
+    // 800.50 expected, less five more top-ups of 700: -2,699.50.
+    const english = await expectReply(admin, () => admin.sendText("/balance"), /Expected/);
+    expect(spaced(english.text)).toContain("Expected balance at the provider: -NPR 2,699.50");
+    await expectReply(admin, () => admin.sendText("/language"), /./);
+    await expectReply(admin, () => admin.press("नेपाली"), "नेपाली");
+    const ne = await expectReply(admin, () => admin.sendText("/balance"), /अपेक्षित/);
+    expect(spaced(ne.text)).toContain("प्रदायकमा अपेक्षित ब्यालेन्स: -नेरू २,६९९.५०");
+    expect(spaced(ne.text)).toContain("चार्ज गरिएका टप-अप नेरू ४,२००.००");
+    await expectReply(admin, () => admin.sendText("/language"), /./);
+    await expectReply(admin, () => admin.press("English"), "English");
   });
 });
 
@@ -118,7 +139,7 @@ describe("BALANCE_ALERT_BELOW", () => {
 
     const alert = admin.waitForText("Provider balance low", { timeoutMs: 15_000 });
     await topUp(buyer, "1000001");
-    expect((await alert).text).toContain("below 1000.00");
+    expect(spaced((await alert).text)).toContain("below NPR 1,000.00");
     expect(alerts()).toBe(1);
 
     // Still below after a second charge: no second alert.
@@ -132,7 +153,7 @@ describe("BALANCE_ALERT_BELOW", () => {
     expect(alerts()).toBe(1);
     const again = admin.waitForText("Provider balance low", { timeoutMs: 5_000 });
     admin.sendText("/balance set 10");
-    expect((await again).text).toContain("expected at the provider is 10.00");
+    expect(spaced((await again).text)).toContain("expected at the provider is NPR 10.00");
     await expectReply(admin, () => admin.sendText("/balance"), "Expected balance");
     expect(alerts()).toBe(2);
   });
@@ -164,7 +185,7 @@ describe("BALANCE_STOP_BELOW", () => {
     await expectReply(admin, () => admin.sendText("/balance set 1"), "Expected balance");
     const alert = admin.waitForText("Purchases stopped", { timeoutMs: 10_000 });
     await tryTopUp(buyer, "1000001", "cannot be bought right now");
-    expect((await alert).text).toContain("would fall below 0.00");
+    expect(spaced((await alert).text)).toContain("would fall below NPR 0.00");
     await tryTopUp(buyer, "1000001", "cannot be bought right now");
     expect(stack.sandbox.topups).toHaveLength(0);
     expect(stops()).toBe(1);

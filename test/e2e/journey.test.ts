@@ -79,7 +79,7 @@ describe.each(VARIANTS)("the top-up journey on %s, a %s provider", (version, pro
     // The receipt took the place of the menu and its "Processing…"; nothing is left above it
     // to press, and the sandbox executed exactly one top-up.
     expect(receipt.message_id).toBe(menu.message_id);
-    expect(user.messages().some((m) => m.text?.includes("Processing your payment"))).toBe(false);
+    expect(user.messages().some((m) => m.text?.includes("Processing your top-up"))).toBe(false);
     expect(buttonsOf(user).filter((label) => /Confirm/.test(label))).toEqual([]);
     expect(stack.sandbox.topups.filter((t) => t.reqId === "8000000022")).toHaveLength(1);
     const [topup] = stack.sandbox.topups.filter((t) => t.reqId === "8000000022");
@@ -133,7 +133,8 @@ describe.each(VARIANTS)("the top-up journey on %s, a %s provider", (version, pro
     await expectReply(user, () => user.sendText("/topup 1000003"), "प्याकेज छान्नुहोस्");
     await expectReply(user, () => user.press(/नवीकरण/), "पुष्टि गर्नुहोस्");
     const receipt = await expectReply(user, () => user.press(/पुष्टि गरी/), "रिचार्ज सफल भयो");
-    expect(receipt.text).toContain("इन्टरनेट hari.gurung");
+    // Found by a code typed: the receipt masks the connection, as every view of it does.
+    expect(receipt.text).toContain("इन्टरनेट ••••rung");
   });
 });
 

@@ -2,11 +2,13 @@
 // a periodic Khalti lookup that answers "Initiated" late, after the return page's lookup found the
 // payment and the top-up finished, changes nothing (the ledger refuses its stale write); and a
 // payment owed back whose top-up txn-status finds after all, at the last look before the refund,
-// is charged and told, never refunded.
+// is charged and told, never refunded. txn-status's "no such transaction" is believed only from
+// the provider's envelope under 200 or 404 without Retry-After: the same envelope under a 429, or
+// with Retry-After, leaves the top-up unknown (never refunded) until the provider answers.
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectReply } from "../support/chat.js";
-import { gatewayPage } from "../support/gateway-proxy.js";
+import { type GatewayAnswer, gatewayPage } from "../support/gateway-proxy.js";
 import { type KhaltiGateways, startKhaltiGateways } from "../support/khalti-gateways.js";
 import { until } from "../support/wait.js";
 
@@ -146,4 +148,55 @@ describe("the last look before a refund", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(refundCalls).toBe(1);
   });
+});
+
+describe("txn-status's no, believed only as the provider says it for good", () => {
+  const no = (status: number, headers?: Record<string, string>): GatewayAnswer => ({
+    status,
+    contentType: "application/json",
+    text: JSON.stringify({ success: false, code: "TXN-0", message: "", body: {} }),
+    headers,
+  });
+  it.each([
+    ["its envelope under a 429", no(429)],
+    ["its envelope under a 200 with Retry-After", no(200, { "retry-after": "1" })],
+    ["an HTML 404", gatewayPage(404, "Not Found")],
+  ] as [string, GatewayAnswer][])(
+    "%s after the top-up's answer was lost: unknown, never refunded, charged once answered",
+    async (_, later) => {
+      let sentAt = Number.POSITIVE_INFINITY;
+      let blocked = true;
+      const noes: number[] = [];
+      world.providerGateway.handle = async (request, forward) => {
+        if (request.path.endsWith("/subscription-package-topup")) {
+          sentAt = Date.now();
+          await forward();
+          return gatewayPage(502, "Bad Gateway");
+        }
+        if (blocked && request.path.endsWith("/txn-status")) {
+          noes.push(Date.now());
+          return later;
+        }
+        return forward();
+      };
+      let refundCalls = 0;
+      world.khaltiGateway.handle = async (request, forward) => {
+        if (request.path.includes("/refund/")) refundCalls++;
+        return forward();
+      };
+      const { user, pidx } = await withLink();
+      world.khalti.pay(pidx);
+      // The token (2 s) has expired and txn-status was asked twice since: had either "no" been
+      // believed, the purchase would be owed back by now.
+      await until(() => noes.filter((at) => at > sentAt + 2_500).length >= 2, 10_000);
+      expect(await ledgerOf(user.id)).toMatchObject({ phase: "unknown", refund: "none" });
+      expect(refundCalls).toBe(0);
+      const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+      blocked = false;
+      await receipt;
+      expect(world.stack.sandbox.topups).toHaveLength(1);
+      expect(refundCalls).toBe(0);
+      expect(user.messages().some((m) => /refund/i.test(m.text ?? ""))).toBe(false);
+    },
+  );
 });

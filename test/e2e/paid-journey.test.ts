@@ -24,6 +24,9 @@ beforeAll(async () => {
       PAYMENT_PROVIDER_TOKEN: "284685063:TEST:e2e",
       CURRENCY: "NPR",
       PAYMENT_WINDOW_SECONDS: "3",
+      // A 3 s window: taken to its end and ended at once (the margins: telegram-window.test.ts).
+      PAYMENT_CLOSING_SECONDS: "0",
+      TELEGRAM_PAYMENT_GRACE_SECONDS: "0",
       ADMIN_USER_IDS: String(ADMIN),
       SUPPORT_CHAT_IDS: String(SUPPORT_GROUP),
       CHECKOUT_TTL_SECONDS: "3",
@@ -71,6 +74,9 @@ describe("paying with Telegram Payments", () => {
     // Price in minor units, an integer: 700.00 → 70000 (whatever the bouquet's price is).
     expect(Number.isInteger(invoice.invoice?.total_amount)).toBe(true);
     expect([...(invoice.invoice?.title ?? "")].length).toBeLessThanOrEqual(32);
+    // Found by a code typed: the invoice masks the connection, as the summary above it does.
+    expect(invoice.invoice?.description).toContain("TV ••••0011");
+    expect(invoice.invoice?.description).not.toContain("8000000011");
     expect(topups()).toBe(0);
     const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
     const paid = await user.pay(invoice.message_id, { providerChargeId: "prov-charge-1" });
@@ -188,6 +194,39 @@ describe("paying with Telegram Payments", () => {
     );
   });
 
+  it("a refund owed to a buyer who blocked the bot is alerted all the same, and telling stops", async () => {
+    const { user, invoice } = await withInvoice();
+    // The paid top-up's fresh listing waits a moment: the buyer blocks the bot meanwhile.
+    for (const operation of ["get-customer-information", "get-subscription-package"] as const) {
+      stack.sandbox.setFault(operation, { kind: "latency", ms: 1_000, times: 1 });
+    }
+    stack.sandbox.setFault("subscription-package-topup", { kind: "reject", code: "EXPIRED" });
+    const admin = stack.emulator.user({ id: ADMIN, first_name: "Ad", language_code: "en" });
+    const alert = admin.waitForText("Refund due", { timeoutMs: 10_000 });
+    const unreachable = admin.waitForText("cannot be messaged", { timeoutMs: 10_000 });
+    await user.pay(invoice.message_id, { providerChargeId: "prov-blocked" });
+    user.block();
+    expect((await alert).text).toContain("prov-blocked");
+    expect((await unreachable).text).toContain("prov-blocked");
+    expect(topups()).toBe(0);
+    expect(user.messages().some((m) => m.text?.includes("will be refunded"))).toBe(false);
+    const purchaseId = /purchase (\S+),/.exec((await alert).text ?? "")?.[1];
+    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query("SELECT phase, told FROM purchases WHERE id = $1", [
+        purchaseId,
+      ]);
+      // Marked told: the reconciliation does not try it again (and again).
+      expect(rows).toEqual([{ phase: "refund-due", told: "refund-due" }]);
+    } finally {
+      await db.end();
+    }
+    const listed = await expectReply(admin, () => admin.sendText("/refunds"), "Refunds due");
+    expect(listed.text).toContain("prov-blocked");
+    user.unblock();
+  });
+
   it("refunds, without topping up, when the price changed between the invoice and the top-up", async () => {
     const { user, invoice } = await withInvoice();
     rewriteListing(stack.sandbox, (body) => {
@@ -279,12 +318,19 @@ describe("the pre-checkout query", () => {
     expect(topups()).toBe(1);
   });
 
-  it("makes a cancelled invoice unpayable", async () => {
+  it("makes a cancelled invoice unpayable, and offers to start again", async () => {
     const { user, invoice } = await withInvoice();
-    await expectReply(
+    const cancelled = await expectReply(
       user,
       () => user.press(/Cancel/, { messageId: invoice.message_id }),
       "Payment cancelled",
+    );
+    // The way on is one tap: a new /topup.
+    expect(buttonsOf(user, cancelled)).toEqual(["🔄 Start again"]);
+    await expectReply(
+      user,
+      () => user.press("🔄 Start again", { messageId: cancelled.message_id }),
+      "Whose package",
     );
     const attempt = await user.pay(invoice.message_id);
     expect(attempt.kind).toBe("unavailable");
@@ -303,9 +349,25 @@ describe("the pre-checkout query", () => {
 
   it("ends an invoice not paid within PAYMENT_WINDOW_SECONDS: withdrawn, the buyer told", async () => {
     const { user, invoice } = await withInvoice();
-    await user.waitForText("not paid in time", { timeoutMs: 6_000 });
+    const ended = await user.waitForText("not paid in time", { timeoutMs: 6_000 });
+    expect(buttonsOf(user, ended)).toEqual(["🔄 Start again"]);
     expect((await user.pay(invoice.message_id)).kind).toBe("unavailable");
     expect(topups()).toBe(0);
+  });
+
+  it("a paid invoice loses its Cancel, keeping only the Pay button Telegram requires (its receipt)", async () => {
+    const { user, invoice } = await withInvoice();
+    expect(buttonsOf(user, invoice)).toEqual([expect.stringMatching(/Pay NPR/), "Cancel"]);
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
+    expect((await user.pay(invoice.message_id)).kind).toBe("paid");
+    await receipt;
+    const shownInvoice = () => user.messages().find((m) => m.message_id === invoice.message_id);
+    await until(() => buttonsOf(user, shownInvoice()).join() === "🧾 Receipt", 5_000);
+    const kept = shownInvoice()?.reply_markup?.inline_keyboard.flat() ?? [];
+    expect(kept).toEqual([{ text: "🧾 Receipt", pay: true }]);
+    // Telegram shows the receipt behind it: it cannot be paid again.
+    expect((await user.pay(invoice.message_id)).kind).toBe("unavailable");
+    expect(topups()).toBe(1);
   });
 });
 

@@ -117,6 +117,20 @@ describe("the ledger down when the payment arrives, and the bot killed before it
     const kept = () => logged(first, "payment kept in the journal until the ledger is back");
     await until(() => kept().length > 0, 5_000);
     expect(kept()).toHaveLength(1);
+    // Delivered again (new updates, the same charge) while the ledger is still away: one line.
+    for (const updateId of [778_002, 778_003]) {
+      const again = user.waitForText("being processed", { timeoutMs: 10_000 });
+      stack.emulator.injectUpdate(
+        BOT_TOKEN,
+        confirmationOf(user, invoice, purchase?.id ?? "", {
+          updateId,
+          id: "tg-charge-journal",
+          providerId: "prov-journal",
+        }),
+      );
+      await again;
+    }
+    expect(readFileSync(journal, "utf8").trim().split("\n")).toHaveLength(1);
 
     await sleep(2_000);
     first.child.kill("SIGKILL");
@@ -240,5 +254,119 @@ describe("webhook mode: a confirmation neither the ledger nor the journal can ta
     const told = textsOf(user, before);
     expect(told.filter((text) => /nothing was charged|temporarily/i.test(text))).toEqual([]);
     expect(told.filter((text) => text.includes("Payment received"))).toHaveLength(1);
+  }, 90_000);
+});
+
+describe("polling: a confirmation neither the ledger nor the journal can take", () => {
+  const ADMIN = 6590;
+  let postgres: OwnPostgres;
+  let stack: ProcessStack;
+  beforeAll(async () => {
+    postgres = await startOwnPostgres();
+    stack = await startProcessStack("confirm_unkept", { postgresUrl: postgres.url });
+  }, 40_000);
+  afterAll(async () => {
+    await stack.stop();
+    await postgres.stop();
+  });
+
+  /** getUpdates calls after `since` that acknowledged `updateId` (asked for what follows it). */
+  const acknowledging = (updateId: number, since: number) =>
+    stack.emulator
+      .calls("getUpdates")
+      .filter((call) => call.time.getTime() >= since && Number(call.payload.offset) > updateId);
+  const keptNowhere = "payment confirmation kept nowhere: it must be delivered again";
+
+  it("is not acknowledged, is handled again until the ledger is back, and is topped up once", async () => {
+    // The journal's folder stands under a regular file: it cannot be written (even as root).
+    const blocker = join(stack.dataDir, "blocker");
+    writeFileSync(blocker, "");
+    const bot = stack.startBot({
+      ...PAID,
+      DATABASE_STATEMENT_TIMEOUT_MS: "1000",
+      PAYMENT_JOURNAL_DIR: join(blocker, "journal"),
+      ADMIN_USER_IDS: String(ADMIN),
+    });
+    const admin = stack.emulator.user({ id: ADMIN, first_name: "Ad", language_code: "en" });
+    const { user, invoice } = await withInvoice(stack, 6540);
+    const [purchase] = await purchasesOf(stack.databaseUrl, user.chatId);
+    const before = user.messages().length;
+    await postgres.kill();
+
+    const updateId = 779_101;
+    const injectedAt = Date.now();
+    stack.emulator.injectUpdate(
+      BOT_TOKEN,
+      confirmationOf(user, invoice, purchase?.id ?? "", {
+        updateId,
+        id: "tg-charge-unkept",
+        providerId: "prov-unkept",
+      }),
+    );
+    // Tried again and again (1 s, then 2 s, ...), never acknowledged meanwhile.
+    await until(() => logged(bot, keptNowhere).length >= 3, 15_000);
+    const alerts = () => textsOf(admin).filter((text) => text.includes("could not be kept"));
+    await until(() => alerts().length > 0, 5_000);
+    expect(acknowledging(updateId, injectedAt)).toEqual([]);
+    // The buyer is told nothing untrue meanwhile: nothing at all, until it is kept.
+    expect(textsOf(user, before)).toEqual([]);
+
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 25_000 });
+    await postgres.start();
+    expect((await receipt).text).toContain("prov-unkept");
+    await until(() => acknowledging(updateId, injectedAt).length > 0, 10_000);
+    await sleep(1_500); // reconciliation passes: nothing is topped up or told again
+    expect(stack.sandbox.topups).toHaveLength(1);
+    const told = textsOf(user, before);
+    expect(told.filter((text) => text.includes("Payment received"))).toHaveLength(1);
+    expect(told.filter((text) => /nothing was charged|temporarily/i.test(text))).toEqual([]);
+    // One alert, however many attempts.
+    expect(alerts()).toHaveLength(1);
+    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
+      { phase: "charged", told: "charged" },
+    ]);
+    bot.child.kill("SIGTERM");
+    expect(await bot.exited).toBe(0);
+  }, 90_000);
+
+  it("stopped while it is held, leaves it with Telegram: the next process tops it up once", async () => {
+    const blocker = join(stack.dataDir, "blocker-2");
+    writeFileSync(blocker, "");
+    const first = stack.startBot({
+      ...PAID,
+      DATABASE_STATEMENT_TIMEOUT_MS: "1000",
+      PAYMENT_JOURNAL_DIR: join(blocker, "journal"),
+    });
+    const { user, invoice } = await withInvoice(stack, 6541);
+    const [purchase] = await purchasesOf(stack.databaseUrl, user.chatId);
+    const topupsBefore = stack.sandbox.topups.length;
+    await postgres.kill();
+    const updateId = 779_201;
+    const injectedAt = Date.now();
+    stack.emulator.injectUpdate(
+      BOT_TOKEN,
+      confirmationOf(user, invoice, purchase?.id ?? "", {
+        updateId,
+        id: "tg-charge-stopped",
+        providerId: "prov-stopped",
+      }),
+    );
+    await until(() => logged(first, keptNowhere).length >= 1, 10_000);
+
+    // A graceful stop: the drain ends, and no getUpdates acknowledges the confirmation.
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    expect(acknowledging(updateId, injectedAt)).toEqual([]);
+    expect(logged(first, "bot stopped")).toHaveLength(1);
+
+    await postgres.start();
+    const receipt = user.waitForText("Top-up successful", { timeoutMs: 25_000 });
+    stack.startBot(PAID);
+    expect((await receipt).text).toContain("prov-stopped");
+    await sleep(1_500);
+    expect(stack.sandbox.topups).toHaveLength(topupsBefore + 1);
+    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
+      { phase: "charged", told: "charged" },
+    ]);
   }, 90_000);
 });

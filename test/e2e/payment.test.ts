@@ -67,7 +67,7 @@ describe.each(["strict", "foreign"] as const)("payments with a %s provider", (pr
         kind: "hang-then-succeed",
         ms: 1_500,
       });
-      const checking = user.waitForText("Checking your payment");
+      const checking = user.waitForText("Checking it…");
       const receipt = user.waitForText("Top-up successful", { timeoutMs: 8_000 });
       user.press(/Confirm/);
       await checking;
@@ -233,7 +233,7 @@ describe("when Telegram is down after the top-up", () => {
     // Once "Processing…" is shown, Telegram fails: neither the receipt in its place nor a new
     // message gets through at first.
     quick.sandbox.setFault("subscription-package-topup", { kind: "latency", ms: 500 });
-    await expectReply(user, () => user.press(/Confirm/), "Processing your payment");
+    await expectReply(user, () => user.press(/Confirm/), "Processing your top-up");
     const down = { error_code: 500, description: "Internal Server Error" };
     quick.emulator.failNext("editMessageText", down, 1);
     quick.emulator.failNext("sendMessage", down, 1);

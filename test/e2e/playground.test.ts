@@ -3,9 +3,10 @@
 // would, with the provider's side of it in the side panel; a declined card; Telegram
 // formatting; the support group; Nepali; a phone; and, on playgrounds of their own, a top-up
 // paid on the Khalti sandbox's page, one paid on the eSewa sandbox's page (reached from the
-// bot's pay page), and all three methods offered together.
+// bot's pay page), and all three methods offered together; each receipt's Remind me. Every
+// button of the playground, for every role: playground-buttons.test.ts.
 import { existsSync } from "node:fs";
-import { copyFile, mkdir } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import RedisMock from "ioredis-mock";
 import {
@@ -26,7 +27,6 @@ import {
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SCREENSHOT = "test-output/playground.png";
-const README_SCREENSHOT = "docs/images/playground.png";
 
 let playground: Playground;
 let browser: Browser;
@@ -189,7 +189,8 @@ describe("the playground page", () => {
     await invoice.waitFor();
     await expect(invoice.locator(".invoice-title").textContent()).resolves.toBe("Gold");
     await expect(invoice.locator(".invoice-description").textContent()).resolves.toContain(
-      "Gold (monthly) for TV ••••0021",
+      // The buyer shared their own contact: in full, as the summary above shows it.
+      "Gold (monthly) for TV 8000000021",
     );
     await expect(invoice.locator(".invoice-amount").textContent()).resolves.toMatch(
       /^NPR\s700\.00$/,
@@ -239,15 +240,13 @@ describe("the playground page", () => {
     expect(playground.sandbox.topups).toHaveLength(1);
     expect(playground.sandbox.topups[0]?.txnId).toBe(txnId);
 
-    // The screenshot in the README: the journey, the customers and the top-up.
+    // The receipt's Remind me answers with the dates (an alert, closed with its OK).
+    await remindMe(page, receipt);
+
+    // The journey, the customers and the top-up (the README's picture: playground-buttons.test.ts).
     await page.locator(".toast").first().waitFor({ state: "detached" });
     await mkdir("test-output", { recursive: true });
     await page.screenshot({ path: SCREENSHOT, animations: "disabled" });
-    // The README's copy changes only on purpose: it shows times and ids that differ every run.
-    if (process.env.UPDATE_SCREENSHOTS === "1") {
-      await mkdir("docs/images", { recursive: true });
-      await copyFile(SCREENSHOT, README_SCREENSHOT);
-    }
   }, 25_000);
 
   it("tells a declined test card and charges nothing; the invoice's Cancel withdraws it", async () => {
@@ -382,6 +381,7 @@ describe("the playground page", () => {
     // The "/" menu lists the group's commands and fills the text box; a code from the side
     // panel goes in at the cursor.
     await page.locator("#menu-button").click();
+    await page.locator("#command-menu .command-name").first().waitFor();
     expect(await page.locator("#command-menu .command-name").allTextContents()).toEqual([
       "/lookup 1000002",
       "/txn",
@@ -500,7 +500,7 @@ describe("the playground page", () => {
  * before the suite's tests, closed after them. `redisPort` keeps its in-process Redis apart
  * (ioredis-mock shares one store between instances of a port).
  */
-function payingPlayground(paymentMode: "khalti" | "esewa" | "all", redisPort: number) {
+function payingPlayground(paymentMode: "khalti" | "esewa" | "fonepay" | "all", redisPort: number) {
   const opened = {} as { playground: Playground; context: BrowserContext; chat: Page };
   const problems: string[] = [];
   beforeAll(async () => {
@@ -563,6 +563,14 @@ async function buyGoldAndPay(
   return menu;
 }
 
+/** The receipt's "Remind me": the bot's alert names the dates, and its OK closes it. */
+async function remindMe(chat: Page, receipt: Locator): Promise<void> {
+  await button(receipt, "🔔 Remind me before it ends").click();
+  await chat.locator("#alert-text", { hasText: "We will remind you on" }).waitFor();
+  await chat.locator("#alert-ok").click();
+  await chat.locator("#alert").waitFor({ state: "hidden" });
+}
+
 /** From the bot's eSewa link to eSewa's Pay on the sandbox, the bot's success page in a new tab. */
 async function payOnEsewa(
   opened: { playground: Playground; context: BrowserContext; chat: Page },
@@ -590,7 +598,13 @@ async function payOnEsewa(
   const [tab] = await Promise.all([opened.context.waitForEvent("page"), link.click()]);
   await tab.waitForLoadState();
   expect(tab.url()).toBe(payUrl);
-  await expect(tab.locator("body").textContent()).resolves.toMatch(/NPR\s700\.00 for Gold/);
+  // What is paid: the amount large, the package and its period in words.
+  await expect(tab.locator(".amount-value").textContent()).resolves.toMatch(/^NPR\s700\.00$/);
+  await expect(tab.locator(".order dd").allTextContents()).resolves.toEqual([
+    "TV ••••0021",
+    "Gold",
+    "monthly",
+  ]);
   await Promise.all([
     tab.waitForURL(`${esewa.sandbox.url}/pay/${uuid}`),
     button(tab, "Pay with eSewa").click(),
@@ -603,6 +617,18 @@ async function payOnEsewa(
   ]);
   await tab.getByText("Payment received").waitFor();
   expect(esewa.sandbox.payment(uuid)?.status).toBe("COMPLETE");
+  await backToTheChat(opened.playground, tab);
+}
+
+/**
+ * The bot's page's "Back to Telegram" leads to the playground's stand-in for t.me, which opens
+ * its chat in that tab (never t.me): then the tab is closed.
+ */
+async function backToTheChat(playground: Playground, tab: Page): Promise<void> {
+  const back = tab.getByRole("link", { name: "Back to Telegram" });
+  expect(await back.getAttribute("href")).toBe(`${playground.url}/t.me/topup_playground_bot`);
+  await Promise.all([tab.waitForURL(`${playground.url}/`), back.click()]);
+  await tab.locator("body[data-ready='true']").waitFor();
   await tab.close();
 }
 
@@ -637,19 +663,24 @@ describe("the playground page, paying with Khalti (DEMO_PAYMENT_MODE=khalti)", (
     await checkout.waitForLoadState();
     expect(checkout.url()).toBe(`${khalti.sandbox.url}/pay/${pidx}`);
     await expect(checkout.locator(".amount").textContent()).resolves.toBe("NPR 700.00");
+    // The sandbox's own way back leads to the playground's chat too.
+    expect(
+      await checkout.getByRole("link", { name: "← Back to Telegram" }).getAttribute("href"),
+    ).toBe(`${opened.playground.url}/t.me/topup_playground_bot`);
     await Promise.all([
       checkout.waitForURL(`${khalti.publicUrl}/pay/khalti/return?**`),
       button(checkout, "Pay").click(),
     ]);
     await checkout.getByText("Payment received").waitFor();
     expect(khalti.sandbox.payment(pidx)?.status).toBe("Completed");
-    await checkout.close();
+    await backToTheChat(opened.playground, checkout);
 
     // Meanwhile the chat went on by itself.
     const receipt = said("Top-up successful");
     await receipt.waitFor({ timeout: 15_000 });
     expect(await receipt.textContent()).toMatch(/Paid: NPR\s700\.00 with Khalti/);
     expect(opened.playground.sandbox.topups).toHaveLength(1);
+    await remindMe(chat, receipt);
     expect(problems).toEqual([]);
   }, 30_000);
 });
@@ -674,6 +705,44 @@ describe("the playground page, paying with eSewa (DEMO_PAYMENT_MODE=esewa)", () 
     await receipt.waitFor({ timeout: 15_000 });
     expect(await receipt.textContent()).toMatch(/Paid: NPR\s700\.00 with eSewa/);
     expect(opened.playground.sandbox.topups).toHaveLength(1);
+    await remindMe(chat, receipt);
+    expect(problems).toEqual([]);
+  }, 30_000);
+});
+
+describe("the playground page, paying with Fonepay (DEMO_PAYMENT_MODE=fonepay)", () => {
+  const { opened, problems, said } = payingPlayground("fonepay", 16_382);
+
+  it("shows the QR in the chat as an image; the Fonepay sandbox's page pays it and the chat goes on to the receipt", async () => {
+    needsChromium();
+    const chat = opened.chat;
+    const fonepay = opened.playground.fonepay;
+    expect(fonepay).toBeDefined();
+    if (!fonepay) return;
+    await expect(chat.locator("#guide-pay").textContent()).resolves.toContain("Fonepay");
+
+    await buyGoldAndPay(chat, said);
+    const qr = said("Scan this QR");
+    await qr.waitFor();
+    await expect(qr.locator("img").count()).resolves.toBeGreaterThan(0);
+    const labels = await qr.locator(".inline-button").allTextContents();
+    expect(labels.map((label) => label.replace(/\s+/g, " "))).toEqual(["✅ I have paid", "Cancel"]);
+    const [payment] = fonepay.payments();
+    expect(payment?.amount).toBe("700.00");
+
+    // The bank app: the sandbox's list of QRs, the QR's page, Pay.
+    const bank = await opened.context.newPage();
+    await bank.goto(`${fonepay.url}/`);
+    await bank.getByRole("link", { name: payment?.prn ?? "" }).click();
+    await bank.locator("svg").first().waitFor();
+    await bank.getByRole("button", { name: "Pay", exact: true }).click();
+    await bank.locator(".status", { hasText: "success" }).waitFor();
+
+    const receipt = said("Top-up successful");
+    await receipt.waitFor({ timeout: 15_000 });
+    expect(await receipt.textContent()).toMatch(/Paid: NPR\s700\.00 with Fonepay QR/);
+    expect(opened.playground.sandbox.topups).toHaveLength(1);
+    await bank.close();
     expect(problems).toEqual([]);
   }, 30_000);
 });
@@ -681,7 +750,7 @@ describe("the playground page, paying with eSewa (DEMO_PAYMENT_MODE=esewa)", () 
 describe("the playground page, offering every method (DEMO_PAYMENT_MODE=all)", () => {
   const { opened, problems, said } = payingPlayground("all", 16_381);
 
-  it("shows eSewa, Khalti and card in that order on the confirm screen, and eSewa's ends in the receipt", async () => {
+  it("shows eSewa, Khalti, Fonepay QR and card in that order on the confirm screen, and eSewa's ends in the receipt", async () => {
     needsChromium();
     const chat = opened.chat;
     const { khalti, esewa } = opened.playground;
@@ -701,16 +770,17 @@ describe("the playground page, offering every method (DEMO_PAYMENT_MODE=all)", (
       expect(await methods(confirm)).toEqual([
         "🟢 Pay with eSewa",
         "📱 Pay with Khalti",
+        "🔳 Pay with Fonepay QR",
         "💳 Pay by card",
       ]);
       await button(confirm, "🟢 Pay with eSewa").click();
     });
     await payOnEsewa(opened, esewa, said);
-    // The confirm screen keeps the other methods, in the configured order.
-    expect(await methods(confirm)).toEqual(["📱 Pay with Khalti", "💳 Pay by card"]);
 
     const receipt = said("Top-up successful");
     await receipt.waitFor({ timeout: 15_000 });
+    // Paid: the confirm screen keeps no other method, no button that leads nowhere.
+    await expect.poll(() => methods(confirm)).toEqual([]);
     expect(await receipt.textContent()).toMatch(/Paid: NPR\s700\.00 with eSewa/);
     expect(opened.playground.sandbox.topups).toHaveLength(1);
     expect(khalti.sandbox.payments()).toEqual([]);

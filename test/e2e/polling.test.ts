@@ -79,7 +79,9 @@ describe("a restart after a crash", () => {
   afterAll(() => stack.stop());
 
   it("on the same machine polls as soon as a fresh start does, not when the dead process's lease lapses", async () => {
-    const env = { LOG_LEVEL: "info", POLLING_LEASE_SECONDS: "10" };
+    // A lease far longer than any start: waiting for it to lapse could never pass as a fresh
+    // start, however loaded the machine (no figure of speed is asserted here).
+    const env = { LOG_LEVEL: "info", POLLING_LEASE_SECONDS: "120" };
     // A start with no lease held: how long this machine, under the suite's load, takes to poll.
     const firstStartedAt = Date.now();
     const first = stack.startBot(env);
@@ -91,10 +93,10 @@ describe("a restart after a crash", () => {
     const startedAt = Date.now();
     const second = stack.startBot(env);
     const restart = await firstPollAfter(stack, startedAt);
-    // Waiting for the dead process's lease would take 8 to 10 s more than a fresh start. The
-    // absolute figure (from the shipped bundle, on a quiet machine) is the benchmark's row.
-    expect(restart).toBeLessThan(freshStart + 1_000);
-    expect(restart).toBeLessThan(5_000);
+    // Waiting for the dead process's lease would take 96 to 120 s; firstPollAfter gives up
+    // after 20 s. The absolute figure (from the shipped bundle, on a quiet machine) is the
+    // benchmark's row.
+    expect(restart).toBeLessThan(freshStart + 15_000);
     const user = stack.emulator.user({ id: 6402, first_name: "Re", language_code: "en" });
     await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
     second.child.kill("SIGTERM");

@@ -70,6 +70,64 @@ describe("the provider refusing our token", () => {
   });
 });
 
+/** A new user at the confirm screen of 1000001's Gold renewal. */
+async function atConfirm(language_code = "en"): Promise<ChatUser> {
+  const user = newUser(language_code);
+  await expectReply(user, () => user.sendText("/topup 1000001"), /Choose a package|छान्नुहोस्/);
+  await expectReply(user, () => user.press(/Renew|नवीकरण/), /Please confirm|पुष्टि/);
+  return user;
+}
+
+/** Nobody paid in the bot (PAYMENT_MODE=none): no text may speak of a payment. */
+const PAYMENT_WORDS = /payment|paid|भुक्तानी|तिर्/i;
+
+describe("the provider refusing our token on a top-up, where nobody paid", () => {
+  const topupCalls = () =>
+    stack.sandbox.requests.filter((r) => r.operation === "subscription-package-topup").length;
+
+  it("with its own envelope: nothing happened, and the agent is told so at once", async () => {
+    const user = await atConfirm();
+    const before = topupCalls();
+    stack.sandbox.setFault("subscription-package-topup", { kind: "http-401" });
+    const told = await expectReply(user, () => user.press(/Confirm/), "Top-ups are paused");
+    expect(told.text).toContain("Nothing was charged");
+    expect(topupCalls()).toBe(before + 1);
+    expect(stack.sandbox.topups).toHaveLength(0);
+    const said = botTexts(user.chatId);
+    expect(said.filter((text) => /Checking|confirm this top-up/.test(text))).toEqual([]);
+    expect(said.filter((text) => PAYMENT_WORDS.test(text))).toEqual([]);
+    await recover();
+  });
+
+  it("in Nepali too", async () => {
+    const user = await atConfirm("ne");
+    stack.sandbox.setFault("subscription-package-topup", { kind: "http-401" });
+    const told = await expectReply(user, () => user.press(/पुष्टि/), "रिचार्ज अहिलेलाई रोकिएको छ");
+    expect(told.text).toContain("कुनै रकम काटिएको छैन");
+    expect(botTexts(user.chatId).filter((text) => PAYMENT_WORDS.test(text))).toEqual([]);
+    await recover();
+  });
+
+  it("without it (a gateway's page): the outcome stays unknown, still without a word of a payment", async () => {
+    const user = await atConfirm();
+    stack.sandbox.setFault("subscription-package-topup", {
+      kind: "reject",
+      code: "",
+      status: 401,
+      html: true,
+    });
+    const checking = user.waitForText("Checking it…");
+    const unknown = user.waitForText("confirm this top-up yet", { timeoutMs: 8_000 });
+    user.press(/Confirm/);
+    await checking;
+    await unknown;
+    const said = botTexts(user.chatId);
+    expect(said.filter((text) => /Nothing was charged|paused/.test(text))).toEqual([]);
+    expect(said.filter((text) => PAYMENT_WORDS.test(text))).toEqual([]);
+    await recover();
+  });
+});
+
 describe("the provider not answering", () => {
   it("after PROVIDER_ALERT_AFTER failures, answers /topup at once and alerts once", async () => {
     stack.sandbox.setFault("get-customer-information", { kind: "http-500" });
@@ -121,5 +179,50 @@ describe("a slow provider", () => {
     expect(botTexts(user.chatId).some((text) => text.includes("R••• T•••"))).toBe(false);
     stack.sandbox.clearFaults();
     await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
+  });
+});
+
+describe("the provider refusing our token on a paid top-up", () => {
+  let paid: Stack;
+  beforeAll(async () => {
+    paid = await startStack(
+      "provider-health-paid",
+      {
+        PAYMENT_MODE: "telegram",
+        PAYMENT_PROVIDER_TOKEN: "284685063:TEST:e2e",
+        CURRENCY: "NPR",
+        PROVIDER_READ_RETRIES: "0",
+      },
+      {},
+      { preCheckoutTimeoutMs: 5_000 },
+    );
+  });
+  afterAll(() => paid.stop());
+
+  it("with its envelope: the buyer is told at once that top-ups are paused and the payment is safe, then topped up", async () => {
+    const buyer = paid.emulator.user({ id: 8290, first_name: "Kh", language_code: "ne" });
+    await expectReply(buyer, () => buyer.sendText("/topup 1000001"), "छान्नुहोस्");
+    await expectReply(buyer, () => buyer.press(/नवीकरण/), "पुष्टि");
+    const invoice = buyer.waitForMessage((message) => message.invoice !== undefined);
+    buyer.press(/तिर्नुहोस्/);
+    const { message_id } = await invoice;
+    paid.sandbox.setFault("subscription-package-topup", { kind: "http-401" });
+    const paused = buyer.waitForText("रिचार्ज अहिलेलाई रोकिएको छ", { timeoutMs: 5_000 });
+    expect((await buyer.pay(message_id)).kind).toBe("paid");
+    const told = await paused;
+    expect(told.text).toContain("तपाईंको भुक्तानी सुरक्षित छ");
+    expect(told.text).not.toContain("कुनै रकम काटिएको छैन");
+    expect(paid.sandbox.topups).toHaveLength(0);
+
+    // The token is taken again: the next try is the circuit's probe, and it tops up once.
+    const receipt = buyer.waitForText("रिचार्ज सफल भयो", { timeoutMs: 10_000 });
+    paid.sandbox.clearFaults();
+    await receipt;
+    expect(paid.sandbox.topups).toHaveLength(1);
+    const said = paid.emulator
+      .messages(buyer.chatId)
+      .filter((stored) => stored.sentByBot)
+      .map((stored) => stored.message.text ?? "");
+    expect(said.filter((text) => text.includes("रोकिएको"))).toHaveLength(1);
   });
 });

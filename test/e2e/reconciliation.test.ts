@@ -255,6 +255,8 @@ describe("/reconcile and /resolve", () => {
         kind: "provider-charged-unexpectedly",
         purchase_id: purchase,
         outside_ids: `provider:${checkoutId}`,
+        // The provider's transaction beside the checkout token.
+        provider_txns: expect.stringMatching(new RegExp(`^${checkoutId}=\\S+$`)),
         ledger_amount: "700.00",
         outside_amount: "700.00",
         next_step: "mark the purchase charged or recover the top-up",
@@ -379,6 +381,7 @@ describe("/reconcile and /resolve", () => {
         kind: "not-asked",
         purchase_id: first,
         outside_ids: `provider:${firstCheckout}`,
+        provider_txns: `${firstCheckout}=? ledger=TXN-DOWN-A`,
         next_step: "run the reconciliation of this day again",
       }),
     ]);
@@ -394,7 +397,7 @@ describe("/reconcile and /resolve", () => {
     ]);
   });
 
-  it("finds Khalti payments the ledger never recorded (one for the wrong amount), and a refund made at Khalti by hand", async () => {
+  it("settles Khalti payments the ledger never recorded (one for the wrong amount), and finds a refund made at Khalti by hand", async () => {
     // Paid at Khalti; the bot is never told (no "I have paid", no check due for an hour).
     const unseen = await withLink();
     khalti.pay(unseen.pidx);
@@ -434,16 +437,20 @@ describe("/reconcile and /resolve", () => {
     expect(offered.rows).toHaveLength(1);
     khaltiDay = offered.rows[0]?.day ?? "?";
     const day = khaltiDay;
+    const receipt = unseen.user.waitForText("Top-up successful", { timeoutMs: 15_000 });
+    const owed = short.user.waitForText("will be refunded", { timeoutMs: 15_000 });
     const report = await reconcile(day);
     const lines = report.text.split("\n");
-    expect(lines[0]).toBe(`🔎 Reconciliation of ${day}: 3 purchases, 4 findings open.`);
+    // The two payments neither topped up nor refunded are settled by the payment path itself.
+    expect(lines[0]).toBe(`🔎 Reconciliation of ${day}: 3 purchases, 2 findings open.`);
     expect(lines).toEqual(
       expect.arrayContaining([
-        "• Paid, neither topped up nor refunded: 2",
         "• Amounts differ: 1",
         "• Refunded at the payment system, not in the ledger: 1",
+        "✔️ Settled by the bot: 2 payments it had missed, now recorded, with a top-up started or a refund owed.",
       ]),
     );
+    expect(lines.join("\n")).not.toContain("Paid, neither topped up nor refunded");
     const today = report.rows.filter((row) => row.day === day);
     const of = (purchase: string) =>
       today
@@ -454,30 +461,15 @@ describe("/reconcile and /resolve", () => {
           ledger_amount,
           outside_amount,
         }));
-    expect(of(unseenPurchase.id)).toEqual([
+    expect(of(unseenPurchase.id)).toEqual([]);
+    expect(of(shortPurchase.id)).toEqual([
       {
-        kind: "paid-not-settled",
-        outside_ids: `khalti:${unseen.pidx}`,
+        kind: "amount-differs",
+        outside_ids: `khalti:${short.pidx}`,
         ledger_amount: "700.00",
-        outside_amount: "700.00",
+        outside_amount: "500.00",
       },
     ]);
-    expect(of(shortPurchase.id)).toEqual(
-      expect.arrayContaining([
-        {
-          kind: "amount-differs",
-          outside_ids: `khalti:${short.pidx}`,
-          ledger_amount: "700.00",
-          outside_amount: "500.00",
-        },
-        {
-          kind: "paid-not-settled",
-          outside_ids: `khalti:${short.pidx}`,
-          ledger_amount: "700.00",
-          outside_amount: "500.00",
-        },
-      ]),
-    );
     expect(of(refundedPurchase.id)).toEqual([
       {
         kind: "refunded-outside-only",
@@ -486,8 +478,37 @@ describe("/reconcile and /resolve", () => {
         outside_amount: "700.00",
       },
     ]);
-    // The reconciliation only reports: its lookups taught the bot nothing.
-    expect((await purchaseOfPidx(unseen.pidx)).phase).toBe("awaiting-payment");
+    // Each finding names the provider's transaction beside each checkout (none taken yet here:
+    // the top-ups come after the lookups; the charged one's is its own).
+    const refundedRow = today.find((row) => row.purchase_id === refundedPurchase.id);
+    expect(refundedRow?.provider_txns).toMatch(/^\S+=\S+$/);
+    expect(refundedRow?.provider_txns).not.toMatch(/=(none|\?)$/);
+    // Settled and recorded as such, with a note: the unseen payment topped up, the short one
+    // owed back (refunded through Khalti), each buyer told.
+    expect((await receipt).text).toContain("with Khalti");
+    await owed;
+    await until(async () => (await purchaseOfPidx(unseen.pidx)).phase === "charged", 10_000);
+    await until(() => khalti.payment(short.pidx)?.refunded === true, 10_000);
+    expect((await purchaseOfPidx(short.pidx)).phase).toBe("unpaid");
+    const settled = await sql<{ purchase_id: string; status: string; note: string }>`
+      SELECT purchase_id, status, note FROM reconciliation_findings
+       WHERE kind = 'paid-not-settled' ORDER BY purchase_id`.execute(ledger);
+    expect(settled.rows).toEqual(
+      [
+        {
+          purchase_id: unseenPurchase.id,
+          status: "settled",
+          note: expect.stringMatching(
+            /payment recorded; it pays for its purchase, whose top-up has started/,
+          ),
+        },
+        {
+          purchase_id: shortPurchase.id,
+          status: "settled",
+          note: expect.stringMatching(/payment recorded; it pays for nothing, owed back$/),
+        },
+      ].sort((a, b) => a.purchase_id.localeCompare(b.purchase_id)),
+    );
   });
 
   it("the file opens in a spreadsheet: UTF-8 with a BOM, a header row, exact amounts, no phone number", async () => {
@@ -495,15 +516,15 @@ describe("/reconcile and /resolve", () => {
     const day = khaltiDay;
     const report = await reconcile(day);
     expect(report.text.split("\n")[0]).toBe(
-      `🔎 Reconciliation of ${day}: 3 purchases, 4 findings open.`,
+      `🔎 Reconciliation of ${day}: 3 purchases, 2 findings open.`,
     );
-    expect(report.rows.map((row) => row.day)).toEqual([AMOUNT, day, day, day, day]);
+    expect(report.rows.map((row) => row.day)).toEqual([AMOUNT, day, day]);
     const bytes = report.csv ?? Buffer.alloc(0);
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const text = bytes.toString("utf8");
     expect(Buffer.from(text, "utf8").equals(bytes)).toBe(true);
     expect(text.slice(1).split("\r\n")[0]).toBe(
-      "finding_id,day,kind,purchase_id,outside_ids,ledger_amount,outside_amount,next_step",
+      "finding_id,day,kind,purchase_id,outside_ids,provider_txns,ledger_amount,outside_amount,next_step",
     );
     expect(report.rows.find((row) => row.kind === "amount-differs")).toEqual(
       expect.objectContaining({ ledger_amount: "650.50", outside_amount: "700.00" }),

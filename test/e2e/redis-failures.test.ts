@@ -103,7 +103,7 @@ describe("Redis failing under a running bot", () => {
     await receipt;
     expect(stack.sandbox.topups).toHaveLength(1);
     const told = user.messages().map((message) => message.text ?? "");
-    expect(told.some((text) => /slow|Checking your payment|still/i.test(text))).toBe(false);
+    expect(told.some((text) => /not confirmed|Checking it|still/i.test(text))).toBe(false);
     // Money is not kept in Redis: the ledger took every phase while Redis was away.
     const rows = await toldPurchasesOf(stack.databaseUrl, user.chatId);
     expect(rows.map(({ phase, told }) => ({ phase, told }))).toEqual([

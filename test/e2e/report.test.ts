@@ -144,6 +144,15 @@ describe("/report", () => {
         `No payment in the bot (agent): ✅ 4 · ${money(topups.map((t) => t.amt))}`,
       ]),
     );
+    // Every amount with the currency and the locale's separators: the balance expected, below
+    // zero after four top-ups and no deposit, too.
+    expect(cents(topups.map((t) => t.amt))).toBeGreaterThanOrEqual(100_000);
+    expect(lines.find((line) => line.startsWith("✅ Charged"))).toMatch(
+      /^✅ Charged: 4 · NPR\s\d{1,3}(,\d{3})+\.\d\d$/,
+    );
+    expect(lines.at(-1)).toMatch(
+      /^💰 Expected balance at the provider: -NPR\s\d{1,3}(,\d{3})+\.\d\d$/,
+    );
     const sellers = lines.filter((line) => /^\d+\. /.test(line));
     expect(sellers[0]).toMatch(/^1\. /);
     expect(sellers).toHaveLength(4);
@@ -275,6 +284,11 @@ describe("/report", () => {
     admin.sendText("/report");
     const { summary, chartCaption } = await report;
     expect(summary.text).toContain("✅ शुल्क लागेको: ४ · ");
+    // The locale's digits and separators, with the currency: "नेरू ४,१६५.००", "-नेरू …".
+    expect(summary.text).toMatch(
+      /✅ शुल्क लागेको: ४ · नेरू\s[०-९]{1,2}(,[०-९]{2})*,[०-९]{3}\.[०-९]{2}\n/,
+    );
+    expect(summary.text).toMatch(/💰 प्रदायकमा अपेक्षित ब्यालेन्स: -नेरू\s[०-९,]+\.[०-९]{2}$/);
     expect(summary.text).toContain("\n१. ");
     expect(chartCaption).toContain("दैनिक शुल्क लागेको रकम");
   }, 60_000);

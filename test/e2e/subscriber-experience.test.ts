@@ -246,7 +246,7 @@ describe("11. /history", () => {
         own.sandbox.setFault("subscription-package-topup", { kind: "http-502", afterEffect: true });
         own.sandbox.setFault("txn-status", { kind: "http-500" });
         const stillChecking =
-          language === "en" ? "could not reach the provider" : "तपाईंको भुक्तानी पुष्टि गर्न";
+          language === "en" ? "could not reach the provider" : "यो रिचार्ज पुष्टि गर्न";
         await expectReply(user, () => user.press(pending), stillChecking, 10_000);
 
         const history = await expectReply(user, () => user.sendText("/history"), title);
@@ -281,8 +281,8 @@ describe("11. /history", () => {
 
 describe("5. dead ends have a way on", () => {
   it.each([
-    ["en", "Top up now", "This menu has expired."],
-    ["ne", "अहिले रिचार्ज गर्नुहोस्", "यो मेनुको समय सकियो"],
+    ["en", "🔄 Start again", "This menu has expired."],
+    ["ne", "🔄 फेरि सुरु गर्नुहोस्", "यो मेनुको समय सकियो"],
   ] as const)(
     "in %s: a menu left behind loses its buttons; a stale one tapped gets a fresh start",
     async (language, start, expired) => {
@@ -354,7 +354,8 @@ describe("9. saved connections", () => {
 
       const offer = await expectReply(user, () => user.sendText("/topup"), title);
       const saved = buttonsOf(user, offer);
-      expect(saved[0]).toMatch(/^Sita S\. · .+ 8000000021$/);
+      // Found by a code typed: saved masked, as everywhere else (the one rule).
+      expect(saved[0]).toMatch(/^S••• S••• · .+ ••••0021$/);
       expect(saved).toContain(forgetLabel);
       // One tap: straight to that connection's packages, no question which connection.
       const before = user.messages().length;
@@ -380,6 +381,63 @@ describe("9. saved connections", () => {
       expect(offers.every((m) => m.message_id < again.message_id)).toBe(true);
     },
   );
+
+  it("one rule: a connection proved by the buyer's contact reads in full everywhere, a typed one masked everywhere", async () => {
+    const user = newUser();
+    const buy = async (start: () => unknown, connection: RegExp) => {
+      await expectReply(user, start, "Which connection");
+      await expectReply(user, () => user.press(connection), CHOOSE.en);
+      const confirm = await expectReply(user, () => user.press(/🔁/), "Please confirm");
+      return expectReply(
+        user,
+        () => user.press(buttonsOf(user, confirm)[0] as string),
+        "Top-up successful",
+        10_000,
+      );
+    };
+    // Typed: Sita's customer id. The connection list, the receipt: masked.
+    await expectReply(user, () => user.sendText("/topup"), "Whose package");
+    const typed = await buy(() => user.sendText("1000002"), /••••0022/);
+    expect(typed.text).toContain("Connection: TV ••••0022");
+    expect(typed.text).not.toContain("8000000022");
+    // Proved: the buyer's own shared contact (Sita's mobile). In full.
+    await expectReply(user, () => user.sendText("/topup"), "Whose package");
+    const proved = await buy(
+      () => user.sendContact({ phone_number: "9851000002" }),
+      /TV 8000000021 · active/,
+    );
+    expect(proved.text).toContain("Connection: TV 8000000021");
+
+    // The saved list says each as it was found.
+    const offer = await expectReply(user, () => user.sendText("/topup"), "Top up one of");
+    const saved = buttonsOf(user, offer);
+    expect(saved.slice(0, 2)).toEqual(["Sita S. · TV 8000000021", "S••• S••• · TV ••••0022"]);
+    // The proved one tapped: still the buyer's own, in full (no "Found by a code").
+    const before = user.messages().length;
+    const own = await expectReply(user, () => user.press(saved[0] as string), CHOOSE.en);
+    expect(own.text).toContain("TV 8000000021 · active");
+    expect(own.text).toMatch(/until .*, expires in \d+ days/);
+    const since = user
+      .messages()
+      .slice(before)
+      .map((m) => m.text ?? "");
+    expect(since.some((text) => text.includes("Found by a code"))).toBe(false);
+    // The typed one tapped: masked, and said so.
+    const again = await expectReply(user, () => user.sendText("/topup"), "Top up one of");
+    const masked = await expectReply(
+      user,
+      () => user.press(buttonsOf(user, again)[1] as string, { messageId: again.message_id }),
+      CHOOSE.en,
+    );
+    expect(masked.text).toContain("TV ••••0022");
+    expect(user.messages().some((m) => m.text?.includes("Found by a code"))).toBe(true);
+
+    // /history: the same rule.
+    const history = await expectReply(user, () => user.sendText("/history"), "Your last");
+    expect(history.text).toContain("TV 8000000021");
+    expect(history.text).toContain("TV ••••0022");
+    expect(history.text).not.toContain("8000000022");
+  });
 
   it("/forget says so, in English", async () => {
     const user = newUser();

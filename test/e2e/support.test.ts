@@ -3,12 +3,16 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Message } from "grammy/types";
 import { Redis } from "ioredis";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LedgerTables } from "../../src/adapters/ledger/schema.js";
 import { redisKeys } from "../../src/adapters/redis/keys.js";
 import { RedisAuditLog } from "../../src/adapters/redis/support-audit.js";
 import type { StoredAuditRecord } from "../../src/domain/support-audit.js";
 import type { ChatUser, GroupDriver } from "../../tools/telegram-emulator/index.js";
 import { buttonsOf, expectReply } from "../support/chat.js";
+import { insertRows, paidLedgerRow } from "../support/ledger-rows.js";
 import { TEST_REDIS_URL } from "../support/redis.js";
 import { type Stack, startStack } from "../support/stack.js";
 
@@ -263,6 +267,39 @@ describe("support lookups in an allow-listed group", () => {
     const latest = await expectReply(agent, () => agent.sendText("/recent"), "Latest top-ups");
     expect(latest.text?.split("\n")[1]).toContain(`↩️ not charged`);
     expect(latest.text?.split("\n")[1]).toContain(attempt.udf1);
+  });
+
+  it("/recent leaves out what a purchase never paid lacks, in English and Nepali", async () => {
+    // A card purchase cancelled before paying: no reference, no checkout, nothing charged.
+    const pool = new pg.Pool({ connectionString: stack.env.DATABASE_URL, max: 1 });
+    const ledger = new Kysely<LedgerTables>({ dialect: new PostgresDialect({ pool }) });
+    try {
+      await insertRows(ledger, [
+        paidLedgerRow({
+          created_at: new Date(Date.now() + 60_000),
+          customer_id: "1000042",
+          phase: "unpaid",
+          reason: "cancelled",
+          reference: null,
+        }),
+      ]);
+    } finally {
+      await ledger.destroy();
+    }
+    const nepali = support.member({ id: NEPALI_AGENT, first_name: "Sahayak", language_code: "ne" });
+    for (const [who, title, method, amount] of [
+      [agent, "Latest top-ups", "Telegram Payments (card)", /· NPR\s700\.00 ·/],
+      [nepali, "पछिल्ला रिचार्जहरू", "Telegram Payments (कार्ड)", /· नेरू\s७००\.०० ·/],
+    ] as const) {
+      const recent = await expectReply(who, () => who.sendText("/recent"), title);
+      const line = recent.text?.split("\n").find((l) => l.includes("1000042")) ?? "";
+      // "(Asia/Kathmandu) ·  · Telegram Payments" no more: no part is empty.
+      expect(line).not.toMatch(/·\s+·/);
+      expect(line.split(" · ").every((part) => part.trim() !== "")).toBe(true);
+      expect(line.endsWith(` · ${method}`)).toBe(true);
+      // The amount with the currency, in the reader's digits.
+      expect(line).toMatch(amount);
+    }
   });
 
   it("audits every lookup in a bounded stream, and keeps codes and names out of the logs", async () => {

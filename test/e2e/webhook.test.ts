@@ -1,5 +1,6 @@
 // Webhook mode with real processes: one replica (the secret, a journey, the health
 // endpoints), then two replicas behind a round-robin dispatcher sharing one Redis.
+import { connect, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatUser } from "../../tools/telegram-emulator/index.js";
@@ -270,4 +271,102 @@ describe("webhook mode, two replicas behind a round-robin dispatcher", () => {
     );
     expect(topupCalls.length).toBe(stack.sandbox.topups.length);
   }, 70_000);
+});
+
+describe("webhook mode, with 1,000 idle keep-alive connections on the public port", () => {
+  let stack: ProcessStack;
+  let replica: Replica;
+  const idle: Socket[] = [];
+  beforeAll(async () => {
+    stack = await startProcessStack("webhook-idle", { emulator: fastWebhook });
+    // Idle connections would stay a minute, and 50 fill the listener (the issue's case): only
+    // closing idle ones can make room for the webhook.
+    replica = await startReplica(stack, (base) => `${base}${WEBHOOK_PATH}`, {
+      HTTP_KEEP_ALIVE_SECONDS: "60",
+      HTTP_MAX_CONNECTIONS: "50",
+      PAYMENT_MODE: "",
+      TOPUP_USER_IDS: "",
+      PAYMENT_METHODS: "khalti",
+      KHALTI_SECRET_KEY: "test_secret_key_idle",
+      PUBLIC_URL: "http://127.0.0.1:9",
+      CURRENCY: "NPR",
+    });
+  });
+  afterAll(async () => {
+    for (const socket of idle) socket.destroy();
+    await stack.stop();
+  });
+
+  /** One request on a connection of its own (never a pooled one): the status line, or "". */
+  async function freshRequest(port: number, request: string): Promise<string> {
+    const socket = connect(port, "127.0.0.1");
+    socket.on("error", () => undefined);
+    let received = "";
+    socket.on("data", (chunk) => {
+      received += String(chunk);
+    });
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    socket.write(request);
+    await Promise.race([until(() => received.includes("\r\n"), 10_000), closed]);
+    socket.destroy();
+    return received.split("\r\n")[0] ?? "";
+  }
+
+  it("still answers a webhook and a return page", async () => {
+    const port = Number(new URL(replica.base).port);
+    // Each makes one request, reads its answer, and stays open, idle.
+    const answered = await Promise.all(
+      Array.from({ length: 1_000 }, async () => {
+        const socket = connect(port, "127.0.0.1");
+        idle.push(socket);
+        socket.on("error", () => undefined);
+        let received = "";
+        socket.on("data", (chunk) => {
+          received += String(chunk);
+        });
+        await new Promise((resolve) => socket.once("connect", resolve));
+        socket.write("GET /healthz HTTP/1.1\r\nHost: bot\r\n\r\n");
+        await until(() => received.includes("ok") || socket.destroyed, 20_000);
+        return received.includes("ok");
+      }),
+    );
+    expect(answered.filter(Boolean).length).toBeGreaterThan(0);
+
+    // Telegram's POST on a new connection, as its first try would come.
+    const user = stack.emulator.user({ id: 6701, first_name: "Id", language_code: "en" });
+    const update = JSON.stringify({
+      update_id: 901_001,
+      message: {
+        message_id: 1,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: user.chatId, type: "private", first_name: "Id" },
+        from: { id: user.id, is_bot: false, first_name: "Id", language_code: "en" },
+        text: "/start",
+        entities: [{ type: "bot_command", offset: 0, length: 6 }],
+      },
+    });
+    const welcome = user.waitForText("Welcome");
+    const posted = await freshRequest(
+      port,
+      `POST ${WEBHOOK_PATH} HTTP/1.1\r\nHost: bot\r\nContent-Type: application/json\r\nX-Telegram-Bot-Api-Secret-Token: ${SECRET}\r\nContent-Length: ${Buffer.byteLength(update)}\r\n\r\n${update}`,
+    );
+    expect(posted).toBe("HTTP/1.1 200 OK");
+    await welcome;
+    // Khalti's return page (an unknown pidx: answered without asking Khalti).
+    const page = await freshRequest(
+      port,
+      "GET /pay/khalti/return?pidx=unknown-pidx HTTP/1.1\r\nHost: bot\r\n\r\n",
+    );
+    expect(page).toBe("HTTP/1.1 404 Not Found");
+    // Updates through the emulator are answered too.
+    const mark = stack.emulator.webhookDeliveries().length;
+    await expectReply(user, () => user.sendText("/help"), "/topup");
+    const deliveries = () => stack.emulator.webhookDeliveries().slice(mark);
+    // The delivery is recorded once its answer is in, which may be after the bot's reply.
+    await until(() => deliveries().length > 0, 5_000);
+    expect(deliveries().map((delivery) => delivery.status)).toEqual([200]);
+    // Room was made by closing idle connections, never by refusing a request.
+    const open = idle.filter((socket) => !socket.destroyed && !socket.readableEnded);
+    expect(open.length).toBeLessThanOrEqual(50);
+  }, 60_000);
 });

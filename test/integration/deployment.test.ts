@@ -85,6 +85,11 @@ describe("the Dockerfile", () => {
     expect(argsOf(runtime, "STOPSIGNAL")).toEqual(["SIGTERM"]);
   });
 
+  it("keeps /data (the payment journal, the embedded ledger) in a volume, not the container", () => {
+    expect(argsOf(runtime, "ENV").join(" ")).toMatch(/\bDATA_DIR=\/data\b/);
+    expect(argsOf(runtime, "VOLUME")).toEqual(['["/data"]']);
+  });
+
   it("checks /healthz with node's fetch (slim images have no curl)", () => {
     const [healthcheck = ""] = argsOf(runtime, "HEALTHCHECK");
     expect(healthcheck).toMatch(/CMD \["node", "-e", ".*fetch\(.*\/healthz/);
@@ -177,6 +182,12 @@ describe("compose.yaml (as text)", () => {
 
   it("has no version key (the Compose specification)", () => {
     expect(text).not.toMatch(/^version:/m);
+  });
+
+  it("gives the bot's /data (its payment journal) a named volume", () => {
+    const bot = text.slice(text.indexOf("\n  bot:"), text.indexOf("\n  sandbox:"));
+    expect(bot).toMatch(/volumes:\s*\n\s*- bot-data:\/data/);
+    expect(text).toMatch(/^volumes:[\s\S]*^ {2}bot-data:/m);
   });
 
   it("gives the bot longer to stop than its drain takes", () => {
@@ -324,6 +335,7 @@ describe.skipIf(!compose)("compose.yaml (validated by Compose)", () => {
     expect(bot).toContain("REDIS_URL: redis://redis:6379");
     expect(bot).toMatch(/HTTP_PORT: ["']?8080/);
     expect(bot).toContain("BOT_TOKEN: 123:secret");
+    expect(bot).toMatch(/bot-data:\/data|target: \/data/);
   });
 
   it("starts no sandbox without the trial profile", async () => {

@@ -5,14 +5,15 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { EsewaPayments } from "../../src/adapters/payments/esewa.js";
-import { esewaForm } from "../../src/adapters/payments/esewa-signature.js";
+import { EsewaPayments } from "../../src/adapters/payments/esewa/esewa.js";
+import { esewaForm } from "../../src/adapters/payments/esewa/esewa-signature.js";
 import {
   EsewaStatusClient,
   type EsewaStatusResult,
   type EsewaUnknownReason,
-} from "../../src/adapters/payments/esewa-status.js";
+} from "../../src/adapters/payments/esewa/esewa-status.js";
 import type { PaymentLinkChannel } from "../../src/domain/payment.js";
+import type { Purchase } from "../../src/domain/purchase.js";
 import {
   createEsewaSandbox,
   type EsewaSandbox,
@@ -25,6 +26,7 @@ let esewa: EsewaSandbox;
 let proxy: Server;
 let proxied: { status: number; contentType: string; text: string };
 let proxiedQueries: URLSearchParams[] = [];
+let proxiedHeaders: Record<string, string | string[] | undefined>[] = [];
 const clients: EsewaStatusClient[] = [];
 
 const clientAt = (statusUrl: string, timeoutMs = 1_000) => {
@@ -39,6 +41,7 @@ beforeAll(async () => {
   esewa = await createEsewaSandbox();
   proxy = createServer((request, response) => {
     proxiedQueries.push(new URL(request.url ?? "/", "http://proxy").searchParams);
+    proxiedHeaders.push(request.headers);
     request.resume().on("end", () => {
       response.writeHead(proxied.status, { "content-type": proxied.contentType });
       response.end(proxied.text);
@@ -57,6 +60,7 @@ afterAll(async () => {
 beforeEach(() => {
   esewa.faults.clear();
   proxiedQueries = [];
+  proxiedHeaders = [];
 });
 
 let uuids = 0;
@@ -94,6 +98,15 @@ describe("eSewa's own answers", () => {
       product_code: "EPAYTEST",
       total_amount: "65.50",
       transaction_uuid: payment.transactionUuid,
+    });
+  });
+
+  it("asks past any cache on the way: no-cache on every status GET", async () => {
+    proxied = { status: 200, contentType: "application/json", text: '{"status":"NOT_FOUND"}' };
+    await behindProxy.check(await offered());
+    expect(proxiedHeaders.at(-1)).toMatchObject({
+      "cache-control": "no-cache",
+      pragma: "no-cache",
     });
   });
 
@@ -237,6 +250,18 @@ describe("eSewa's record of a payment, for the daily reconciliation", () => {
     expect(await system.audit(pending.transactionUuid, 100_000)).toEqual(none);
   });
 
+  it("COMPLETE for another amount is paid for the amount eSewa states (amounts differ)", async () => {
+    const system = systemAt(esewa.statusUrl);
+    const other = await offered("7");
+    esewa.pay(other.transactionUuid);
+    esewa.faults.statusAnyAmount(other.transactionUuid);
+    expect(await system.audit(other.transactionUuid, 70_000)).toEqual({
+      paid: true,
+      refunded: false,
+      amountMinor: 700n,
+    });
+  });
+
   it("throws when eSewa's answer says nothing", async () => {
     const payment = await offered();
     esewa.pay(payment.transactionUuid);
@@ -246,6 +271,80 @@ describe("eSewa's record of a payment, for the daily reconciliation", () => {
     ).rejects.toMatchObject({
       name: "EsewaUnavailableError",
     });
+  });
+});
+
+describe("eSewa's states, read as the domain's (EsewaPayments.lookup)", () => {
+  const links: PaymentLinkChannel = {
+    show: async () => "message",
+    pending: async () => undefined,
+    hide: async () => undefined,
+  };
+  const system = () =>
+    new EsewaPayments(
+      {
+        productCode: TEST_PRODUCT_CODE,
+        secretKey: TEST_SECRET_KEY,
+        formUrl: esewa.formUrl,
+        statusUrl: esewa.statusUrl,
+        timeoutMs: 1_000,
+        pages: {
+          pay: "http://127.0.0.1/pay/",
+          success: "http://127.0.0.1/s",
+          failure: "http://127.0.0.1/f/",
+        },
+      },
+      links,
+    );
+  const purchaseFor = (transactionUuid: string, minor: number) =>
+    ({
+      id: "p-1",
+      payment: { method: "esewa", currency: "NPR", minor, expiresAt: 0, offer: transactionUuid },
+    }) as Purchase;
+
+  it("PENDING is started and not finished; AMBIGUOUS is held", async () => {
+    const pending = await offered("1000");
+    esewa.leavePending(pending.transactionUuid);
+    expect(await system().lookup(purchaseFor(pending.transactionUuid, 100_000))).toEqual({
+      state: "waiting",
+      pending: "unfinished",
+    });
+    esewa.faults.statusAmbiguous(pending.transactionUuid);
+    expect(await system().lookup(purchaseFor(pending.transactionUuid, 100_000))).toEqual({
+      state: "waiting",
+      pending: "held",
+    });
+  });
+
+  it("PARTIAL_REFUND is a payment of the amount asked, part given back (how much, not said)", async () => {
+    const part = await offered("1000");
+    const { refId } = esewa.pay(part.transactionUuid);
+    esewa.setStatus(part.transactionUuid, "PARTIAL_REFUND");
+    expect(await system().lookup(purchaseFor(part.transactionUuid, 100_000))).toMatchObject({
+      state: "refunded-in-part",
+      minor: 100_000,
+      refundedMinor: null,
+      charge: { id: part.transactionUuid, providerId: refId },
+    });
+    esewa.setStatus(part.transactionUuid, "FULL_REFUND");
+    expect(await system().lookup(purchaseFor(part.transactionUuid, 100_000))).toEqual({
+      state: "refunded",
+    });
+  });
+
+  it("COMPLETE for another amount is doubtful: the amount eSewa states, and why", async () => {
+    const other = await offered("7");
+    const { refId } = esewa.pay(other.transactionUuid);
+    esewa.faults.statusAnyAmount(other.transactionUuid);
+    const found = await system().lookup(purchaseFor(other.transactionUuid, 70_000));
+    expect(found).toMatchObject({
+      state: "doubtful",
+      minor: 700,
+      charge: { id: other.transactionUuid, providerId: refId },
+    });
+    expect(found.state === "doubtful" && found.reason).toBe(
+      "eSewa's status check answered COMPLETE for 7.0 when asked about 700.00",
+    );
   });
 });
 
@@ -334,14 +433,29 @@ describe("any other answer", () => {
     expect(await behindProxy.check(ask)).toEqual({ state: "not-found" });
   });
 
+  it.each([
+    ["another amount", "100", "100"],
+    ["1000.01", "1000.01", "1000.01"],
+    ["7.0 in a string", '"7.0"', "7.0"],
+  ])(
+    "COMPLETE for %s is told apart, with the amount as eSewa stated it",
+    async (_, json, stated) => {
+      const text = body({}).replace('"total_amount":1000', `"total_amount":${json}`);
+      proxied = { status: 200, contentType: "application/json", text };
+      expect(await behindProxy.check(ask)).toEqual({
+        state: "paid-other-amount",
+        refId: "0001TS9",
+        totalAmount: stated,
+      });
+    },
+  );
+
   it("a missing ref_id is no reference", async () => {
     proxied = { status: 200, contentType: "application/json", text: body({ ref_id: null }) };
     expect(await behindProxy.check(ask)).toEqual({ state: "paid", refId: null });
   });
 
   it.each([
-    ["COMPLETE for another amount", 200, body({ total_amount: 100 }), "other-amount"],
-    ["COMPLETE for 1000.01", 200, body({ total_amount: 1000.01 }), "other-amount"],
     ["COMPLETE with no amount", 200, body({ total_amount: undefined }), "other-amount"],
     ["COMPLETE with an amount in words", 200, body({ total_amount: "thousand" }), "other-amount"],
     ["COMPLETE for another uuid", 200, body({ transaction_uuid: "p-2" }), "other-payment"],

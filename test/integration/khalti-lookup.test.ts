@@ -4,7 +4,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KhaltiPayments } from "../../src/adapters/payments/khalti.js";
+import { KhaltiPayments } from "../../src/adapters/payments/khalti/khalti.js";
 import type { PaymentLinkChannel, Refund } from "../../src/domain/payment.js";
 import type { Purchase } from "../../src/domain/purchase.js";
 import { createKhaltiSandbox, type KhaltiSandbox } from "../../tools/khalti-sandbox/server.js";
@@ -75,6 +75,145 @@ describe("Khalti's own answers", () => {
     const expired = await offered();
     khalti.expire(expired);
     expect(await direct.lookup(withOffer(expired))).toEqual({ state: "ended", cancelled: false });
+    // Review of #39, finding 8: a purchase whose link is not recorded yet (mid-switch) is not
+    // "ended by the system": nothing paid yet.
+    expect(await direct.lookup({ payment: {} } as Purchase)).toEqual({
+      state: "waiting",
+      pending: false,
+    });
+  });
+
+  it("Failed is final: ended, failed (read from its HTTP 400)", async () => {
+    const failed = await offered();
+    khalti.fail(failed);
+    expect(await direct.lookup(withOffer(failed))).toEqual({
+      state: "ended",
+      cancelled: false,
+      failed: true,
+    });
+  });
+
+  it("Partially Refunded is a payment of total_amount, part given back (how much, not said)", async () => {
+    const part = await offered();
+    const { transactionId } = khalti.pay(part);
+    khalti.refundOutside(part, { amount: 20_000 });
+    expect(await direct.lookup(withOffer(part))).toMatchObject({
+      state: "refunded-in-part",
+      minor: 70_000,
+      refundedMinor: null,
+      charge: { id: part, providerId: transactionId },
+    });
+    khalti.refundOutside(part);
+    expect(await direct.lookup(withOffer(part))).toEqual({ state: "refunded" });
+  });
+
+  it("Pending holds the payment", async () => {
+    const held = await offered();
+    khalti.pay(held);
+    khalti.faults.lookupPending(held);
+    expect(await direct.lookup(withOffer(held))).toEqual({ state: "waiting", pending: "held" });
+    khalti.faults.clear();
+  });
+});
+
+describe("a bank payment's refund", () => {
+  it("is asked without the mobile first; Khalti's field error on mobile is needs-mobile", async () => {
+    const bank = await offered();
+    const { transactionId } = khalti.pay(bank, { paidBy: "bank", mobile: "9800000002" });
+    const owed = { providerChargeId: transactionId } as Refund;
+    const before = khalti.calls.requests.length;
+    expect(await direct.refund(owed)).toBe("needs-mobile");
+    expect(await direct.refund(owed, "9800000003")).toBe("needs-mobile");
+    expect(khalti.payment(bank)?.refunded).toBe(false);
+    expect(await direct.refund(owed, "9800000002")).toBe("refunded");
+    const bodies = khalti.calls.requests.slice(before).map((request) => request.body);
+    expect(bodies).toEqual([{}, { mobile: "9800000003" }, { mobile: "9800000002" }]);
+  });
+
+  it("a wallet payment is refunded without it", async () => {
+    const wallet = await offered();
+    const { transactionId } = khalti.pay(wallet);
+    expect(await direct.refund({ providerChargeId: transactionId } as Refund)).toBe("refunded");
+  });
+});
+
+describe("a refund's answer from something else than Khalti", () => {
+  it("a 2xx without Khalti's own success (its detail, no error_key) is no answer: never 'refunded'", async () => {
+    const owed = { providerChargeId: "T-proxy" } as Refund;
+    for (const text of ["{}", '{"ok":true}', '{"detail":"x","error_key":"validation_error"}']) {
+      proxied = { status: 200, contentType: "application/json", text };
+      await expect(behindProxy.refund(owed), text).rejects.toThrow(/refund answered 200/);
+    }
+    proxied = {
+      status: 200,
+      contentType: "application/json",
+      text: '{"detail":"Transaction refund successful."}',
+    };
+    expect(await behindProxy.refund(owed)).toBe("refunded");
+  });
+});
+
+describe("the rest of a payment given back in part outside the bot", () => {
+  it("is refunded as {amount} when the part is stated; an unstated part is never sent an empty refund", async () => {
+    const pidx = await offered();
+    const { transactionId } = khalti.pay(pidx);
+    khalti.refundOutside(pidx, { amount: 20_000 });
+    const before = khalti.calls.requests.length;
+    const unknownRest = {
+      providerChargeId: transactionId,
+      minor: 70_000,
+      refundedOutside: { at: 0, minor: null },
+    } as Refund;
+    expect(await direct.refund(unknownRest)).toBe("refused");
+    expect(khalti.calls.requests.length).toBe(before);
+    const statedRest = { ...unknownRest, refundedOutside: { at: 0, minor: 20_000 } };
+    expect(await direct.refund(statedRest)).toBe("refunded");
+    expect(khalti.calls.requests.slice(before).map((request) => request.body)).toEqual([
+      { amount: 50_000 },
+    ]);
+    expect(khalti.payment(pidx)).toMatchObject({ status: "Refunded", refundedAmount: 70_000 });
+  });
+});
+
+describe("the link's own expiry", () => {
+  it("is recorded with its pidx, as Khalti's expires_at says; an hour when Khalti says none", async () => {
+    const purchase = {
+      id: "p-expiry",
+      bouquet: { name: "Gold (MONTHLY)" },
+      payment: { method: "khalti", currency: "NPR", minor: 70_000, expiresAt: 0 },
+    } as Purchase;
+    const recorded: [string, number][] = [];
+    const { handle } = await direct.offer(purchase, async (pidx, until) => {
+      recorded.push([pidx, until]);
+    });
+    expect(recorded).toEqual([[handle, khalti.payment(handle)?.expiresAt.getTime()]]);
+    // A Khalti that states no expires_at (a proxy stripping it, an older API).
+    proxied = {
+      status: 200,
+      contentType: "application/json",
+      text: JSON.stringify({ pidx: "pidx-no-expiry", payment_url: "https://pay.example/x" }),
+    };
+    const before = Date.now();
+    const none: number[] = [];
+    await behindProxy.offer(purchase, async (_pidx, until) => void none.push(until));
+    expect(none[0]).toBeGreaterThanOrEqual(before + 3_600_000);
+    expect(none[0]).toBeLessThanOrEqual(Date.now() + 3_600_000);
+  });
+});
+
+describe("the order id", () => {
+  it("is new for every link of a purchase, and leads with the purchase's id", async () => {
+    const purchase = {
+      id: "p-order-1",
+      bouquet: { name: "Gold (MONTHLY)" },
+      payment: { method: "khalti", currency: "NPR", minor: 70_000, expiresAt: 0 },
+    } as Purchase;
+    const first = await direct.offer(purchase, async () => undefined);
+    const second = await direct.offer(purchase, async () => undefined);
+    const orderOf = (pidx: string) => khalti.payment(pidx)?.purchaseOrderId ?? "";
+    expect(orderOf(first.handle)).toMatch(/^p-order-1-[0-9a-f]{8}$/);
+    expect(orderOf(second.handle)).toMatch(/^p-order-1-[0-9a-f]{8}$/);
+    expect(orderOf(first.handle)).not.toBe(orderOf(second.handle));
   });
 });
 
@@ -174,6 +313,11 @@ describe("a Khalti refund, read", () => {
     expect(await behindProxy.refund(owed)).toBe("refunded");
     proxied = { status: 400, contentType: "application/json", text: '{"detail":"refunded"}' };
     expect(await behindProxy.refund(owed)).toBe("refused");
+    // A field error on mobile, whatever its message: the payer's mobile is needed.
+    const field =
+      '{"mobile":["Mobile is required for bank transactions."],"error_key":"validation_error"}';
+    proxied = { status: 400, contentType: "application/json", text: field };
+    expect(await behindProxy.refund(owed)).toBe("needs-mobile");
   });
 
   it.each([

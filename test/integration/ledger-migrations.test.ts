@@ -30,6 +30,15 @@ describe("migrations", () => {
       "0006-payment-offers",
       "0007-provider-balance",
       "0008-reconciliation",
+      "0009-offer-lifecycle",
+      "0010-payment-anomalies",
+      "0011-payment-payer",
+      "0012-documented-states",
+      "0013-customer-proved",
+      "0014-menu-message",
+      "0015-refund-lease",
+      "0016-money-guards",
+      "0017-fonepay",
     ]);
     await Promise.all(replicas.map((replica) => replica.close()));
   });
@@ -61,7 +70,7 @@ describe("migrations", () => {
     const code = await new Promise((resolve) => migrate.once("exit", resolve));
     expect(code).toBe(0);
     expect(output).toContain(
-      '"applied":["0001-purchases","0002-payments","0003-money-rules","0004-purchase-versions","0005-esewa","0006-payment-offers","0007-provider-balance","0008-reconciliation"]',
+      '"applied":["0001-purchases","0002-payments","0003-money-rules","0004-purchase-versions","0005-esewa","0006-payment-offers","0007-provider-balance","0008-reconciliation","0009-offer-lifecycle","0010-payment-anomalies","0011-payment-payer","0012-documented-states","0013-customer-proved","0014-menu-message","0015-refund-lease","0016-money-guards","0017-fonepay"]',
     );
   });
 });

@@ -14,6 +14,13 @@ import {
   PAYMENT_DIFFERS,
   PHASE_CHANGE_REFUSED,
 } from "../../src/adapters/ledger/migrations/0003-money-rules.js";
+import { LATE_PAYMENT_PHASE_CHANGES } from "../../src/adapters/ledger/migrations/0009-offer-lifecycle.js";
+import { PAYER_NOT_BUYER } from "../../src/adapters/ledger/migrations/0011-payment-payer.js";
+import {
+  MONEY_RECORD_KEPT,
+  SET_ASIDE_IS_A_PERSONS,
+  SETTLED_STAYS_SETTLED,
+} from "../../src/adapters/ledger/migrations/0016-money-guards.js";
 import { MIGRATIONS } from "../../src/adapters/ledger/migrations/index.js";
 import type { LedgerTables, PurchaseRow } from "../../src/adapters/ledger/schema.js";
 import { OPEN_PHASES, PURCHASE_PHASES, type PurchasePhase } from "../../src/domain/purchase.js";
@@ -102,26 +109,32 @@ function insertPayment(
     RETURNING id::text AS id`.execute(db);
 }
 
+/** The allowed changes as the migrations write them: 0003's, then 0009's payment found late. */
+const MIGRATED = [...ALLOWED_PHASE_CHANGES, ...LATE_PAYMENT_PHASE_CHANGES];
+
 describe("the allowed changes of phase", () => {
   it("are the domain's list, pairs of known phases, each once", () => {
-    expect(ALLOWED_PHASE_CHANGES.map(key).sort()).toEqual(ALLOWED.map(key).sort());
-    expect(new Set(ALLOWED_PHASE_CHANGES.map(key)).size).toBe(25);
-    for (const [from, to] of ALLOWED_PHASE_CHANGES) {
+    expect(MIGRATED.map(key).sort()).toEqual(ALLOWED.map(key).sort());
+    expect(new Set(MIGRATED.map(key)).size).toBe(26);
+    for (const [from, to] of MIGRATED) {
       expect(PHASES).toContain(from);
       expect(PHASES).toContain(to);
     }
   });
 
   it("leave every other change forbidden, the finished phases' first", () => {
-    expect(FORBIDDEN).toHaveLength(PHASES.length * (PHASES.length - 1) - 25);
+    expect(FORBIDDEN).toHaveLength(PHASES.length * (PHASES.length - 1) - 26);
     const forbidden = new Set(FORBIDDEN.map(key));
     for (const finished of ["charged", "refunded", "not-charged", "unpaid"] as const) {
+      // Unpaid is left only for paid: a payment found on one of its offers after it ended.
       for (const to of PHASES.filter((phase) => phase !== finished)) {
+        if (finished === "unpaid" && to === "paid") continue;
         expect(forbidden).toContain(key([finished, to]));
       }
     }
     for (const pair of [
-      ["unpaid", "paid"],
+      ["unpaid", "charged"],
+      ["unpaid", "awaiting-payment"],
       ["awaiting-payment", "charged"],
       ["refund-due", "paid"],
     ] as const) {
@@ -241,6 +254,36 @@ describe.each(LEDGER_ENGINES)("the ledger's money rules on %s", (engine) => {
     expect(paid.map((row) => row.charge_id)).toEqual(["a5"]);
   });
 
+  it("refuses an applied payment by someone other than the buyer; takes it owed back", async () => {
+    const row = purchaseIn("paid");
+    const id = await insertPurchase(db, row);
+    const pay = (charge: string, payer: number | null, applied: boolean) =>
+      sql`
+      INSERT INTO payments (purchase_id, payer, method, currency, minor, charge_id, applied,
+                            refund, refund_due_at, refund_reason)
+      VALUES (${id}, ${payer}, 'telegram', 'NPR', 70000, ${charge}, ${applied},
+              ${applied ? "none" : "due"}, ${applied ? null : new Date()}::timestamptz,
+              ${applied ? null : "stray"})`.execute(db);
+    await expect(pay("payer-b1", Number(row.buyer) + 1, true)).rejects.toMatchObject({
+      code: PAYER_NOT_BUYER,
+      message: expect.stringContaining(
+        `for purchase ${id} was paid by someone other than its buyer`,
+      ),
+    });
+    // Owed back, it is taken; so is the buyer's own, or one whose payer the system does not say.
+    await pay("payer-b2", Number(row.buyer) + 1, false);
+    await pay("payer-b3", Number(row.buyer), true);
+    await expect(
+      sql`UPDATE payments SET payer = ${Number(row.buyer) + 1} WHERE charge_id = 'payer-b3'`.execute(
+        db,
+      ),
+    ).rejects.toMatchObject({ code: PAYER_NOT_BUYER });
+    const other = await insertPurchase(db, purchaseIn("paid"));
+    await sql`
+      INSERT INTO payments (purchase_id, method, currency, minor, charge_id, applied)
+      VALUES (${other}, 'telegram', 'NPR', 70000, 'payer-b4', true)`.execute(db);
+  });
+
   it("refuses a change that makes an applied payment differ from its purchase's ask", async () => {
     const id = await insertPurchase(db, purchaseIn("paid"));
     const payment = (await insertPayment(db, { purchaseId: id, charge: "b1" })).rows[0]?.id ?? "";
@@ -272,10 +315,10 @@ describe.each(LEDGER_ENGINES)("the ledger's money rules on %s", (engine) => {
       sql`UPDATE payments SET applied = true, refund = 'none', refund_due_at = NULL
           WHERE id = ${stray}`.execute(db),
     ).rejects.toMatchObject({ code: PAYMENT_DIFFERS });
-    // Marking a refund (no amount at stake) is not in the way.
-    await sql`UPDATE payments SET refund_attempts = refund_attempts + 1 WHERE id = ${stray}`.execute(
-      db,
-    );
+    // Counting a refund call (no amount at stake) is not in the way, under a live lease (0015).
+    await sql`UPDATE payments SET refund_attempts = refund_attempts + 1,
+          refund_lease_owner = 'desk', refund_lease_until = now() + interval '1 minute'
+        WHERE id = ${stray}`.execute(db);
     const rows = await db
       .selectFrom("payments")
       .select(["minor", "currency", "applied"])
@@ -309,6 +352,216 @@ describe.each(LEDGER_ENGINES)("the ledger's money rules on %s", (engine) => {
       { charge_id: "c3", minor: 12_345, applied: false, refund: "due" },
       { charge_id: "c4", minor: 70_000, applied: false, refund: "due" },
     ]);
+  });
+});
+
+describe.each(LEDGER_ENGINES)("the money records kept as written (0016) on %s", (engine) => {
+  const ledger = testLedger(engine, "ledger_guards", { poolSize: 3 });
+  let db: Kysely<LedgerTables>;
+
+  beforeAll(() => {
+    db = ledger.db;
+  });
+
+  const kept = { code: MONEY_RECORD_KEPT };
+  const settled = { code: SETTLED_STAYS_SETTLED };
+
+  it("never deletes a payment, nor changes what it was", async () => {
+    const id = await insertPurchase(db, purchaseIn("paid"));
+    const payment = (await insertPayment(db, { purchaseId: id, charge: "g1" })).rows[0]?.id ?? "";
+    await expect(sql`DELETE FROM payments WHERE id = ${payment}`.execute(db)).rejects.toMatchObject(
+      {
+        code: MONEY_RECORD_KEPT,
+        message: `payment ${payment} is a money record: it is never deleted`,
+      },
+    );
+    // Each fact, even to a value the other rules take (a stray's amount, another reference).
+    const stray = (
+      await insertPayment(db, { purchaseId: id, minor: 500, applied: false, charge: "g2" })
+    ).rows[0]?.id;
+    for (const change of [
+      sql`minor = 600`,
+      sql`currency = 'USD'`,
+      sql`charge_id = 'g3'`,
+      sql`provider_charge_id = 'other'`,
+      sql`method = 'khalti'`,
+      sql`purchase_id = NULL`,
+      sql`payer = 42`,
+      sql`received_at = now() - interval '1 day'`,
+    ]) {
+      await expect(
+        sql`UPDATE payments SET ${change} WHERE id = ${stray}`.execute(db),
+      ).rejects.toMatchObject(kept);
+    }
+    await expect(
+      sql`DELETE FROM payments WHERE purchase_id = ${id}`.execute(db),
+    ).rejects.toMatchObject(kept);
+    // A purchase with a payment is kept too (its foreign key).
+    await expect(sql`DELETE FROM purchases WHERE id = ${id}`.execute(db)).rejects.toThrow(
+      /foreign key/,
+    );
+    const rows = await db
+      .selectFrom("payments")
+      .select(["charge_id", "minor", "currency"])
+      .where("purchase_id", "=", id)
+      .orderBy("charge_id")
+      .execute();
+    expect(rows.map((row) => ({ ...row, minor: Number(row.minor) }))).toEqual([
+      { charge_id: "g1", minor: 70_000, currency: "NPR" },
+      { charge_id: "g2", minor: 500, currency: "NPR" },
+    ]);
+  });
+
+  it("moves a refund only forward: owed, owed no more, done; a refund done stays done", async () => {
+    const id = await insertPurchase(db, purchaseIn("paid"));
+    const payment = (await insertPayment(db, { purchaseId: id, charge: "r1" })).rows[0]?.id ?? "";
+    // What the bot does: owed (refund-due), owed no more (topped up after all), owed, done.
+    await sql`UPDATE payments SET refund = 'due', refund_due_at = now(), refund_reason = 'x'
+              WHERE id = ${payment}`.execute(db);
+    await sql`UPDATE payments SET refund = 'none', refund_due_at = NULL, refund_reason = NULL
+              WHERE id = ${payment}`.execute(db);
+    // A refund call counted under a live lease (0015-refund-lease), let go as it is done.
+    await sql`UPDATE payments SET refund = 'due', refund_due_at = now(), refund_attempts = 1,
+                refund_lease_owner = 'desk', refund_lease_until = now() + interval '1 minute'
+              WHERE id = ${payment}`.execute(db);
+    await sql`UPDATE payments SET refund = 'refunded', refunded_at = now(), refunded_by = 'telegram:1',
+                refund_lease_owner = NULL, refund_lease_until = NULL
+              WHERE id = ${payment}`.execute(db);
+    await expect(
+      sql`UPDATE payments SET refund = 'due', refunded_at = NULL, refunded_by = NULL
+          WHERE id = ${payment}`.execute(db),
+    ).rejects.toMatchObject({
+      ...settled,
+      message: `payment ${payment} was refunded: its refund stays done`,
+    });
+    await expect(
+      sql`UPDATE payments SET refunded_by = 'telegram:2' WHERE id = ${payment}`.execute(db),
+    ).rejects.toMatchObject(settled);
+    // Its note may still be written.
+    await sql`UPDATE payments SET refund_note = 'bank ref 7' WHERE id = ${payment}`.execute(db);
+    const row = await db
+      .selectFrom("payments")
+      .select(["refund", "refunded_by", "refund_note"])
+      .where("id", "=", payment)
+      .executeTakeFirst();
+    expect(row).toEqual({
+      refund: "refunded",
+      refunded_by: "telegram:1",
+      refund_note: "bank ref 7",
+    });
+  });
+
+  it("keeps a payment set aside: never deleted, never changed, closed for good", async () => {
+    const aside = (charge: string, kind = "payment") =>
+      sql<{ id: string }>`
+      INSERT INTO payment_anomalies (kind, method, charge_id, purchase_id, currency, amount, reason)
+      VALUES (${kind}, 'khalti', ${charge}, 'p-aside', 'NPR', '0', 'impossible amount')
+      RETURNING id::text AS id`.execute(db);
+    const id = (await aside("s1")).rows[0]?.id ?? "";
+    await expect(
+      sql`DELETE FROM payment_anomalies WHERE id = ${id}`.execute(db),
+    ).rejects.toMatchObject(kept);
+    await expect(
+      sql`UPDATE payment_anomalies SET amount = '70000' WHERE id = ${id}`.execute(db),
+    ).rejects.toMatchObject(kept);
+    await expect(
+      sql`UPDATE payment_anomalies SET kind = 'unsettled' WHERE id = ${id}`.execute(db),
+    ).rejects.toMatchObject(kept);
+    // Closed by a person: it stays closed.
+    await sql`UPDATE payment_anomalies SET closed_at = now(), closed_by = 'telegram:1'
+              WHERE id = ${id}`.execute(db);
+    await expect(
+      sql`UPDATE payment_anomalies SET closed_at = NULL, closed_by = NULL WHERE id = ${id}`.execute(
+        db,
+      ),
+    ).rejects.toMatchObject({
+      ...settled,
+      message: `payment set aside ${id} was closed: it stays closed`,
+    });
+    // An offer raised as unsettled and closed by the bot is taken over by a payment set aside
+    // on it later (set-aside.ts), reopened as a payment's: the one way back.
+    const unsettled = (await aside("s2", "unsettled")).rows[0]?.id ?? "";
+    await sql`UPDATE payment_anomalies SET closed_at = now(), closed_by = 'bot'
+              WHERE id = ${unsettled}`.execute(db);
+    await sql`UPDATE payment_anomalies SET kind = 'payment', amount = '500', closed_at = NULL,
+              closed_by = NULL WHERE id = ${unsettled}`.execute(db);
+    const rows = await db
+      .selectFrom("payment_anomalies")
+      .select(["charge_id", "kind", "amount", "closed_by"])
+      .where("charge_id", "in", ["s1", "s2"])
+      .orderBy("charge_id")
+      .execute();
+    expect(rows).toEqual([
+      { charge_id: "s1", kind: "payment", amount: "0", closed_by: "telegram:1" },
+      { charge_id: "s2", kind: "payment", amount: "500", closed_by: null },
+    ]);
+  });
+
+  it("never records a payment set aside for a person, open or closed, nor one a person settled by hand; an unsettled offer's is", async () => {
+    const id = await insertPurchase(db, purchaseIn("awaiting-payment"));
+    const aside = (charge: string, kind: string, closed: boolean) =>
+      sql`
+      INSERT INTO payment_anomalies (kind, method, charge_id, purchase_id, currency, amount,
+                                     reason, closed_at, closed_by)
+      VALUES (${kind}, 'telegram', ${charge}, ${id}, 'NPR', '0', 'the amount is not positive',
+              ${closed ? new Date() : null}::timestamptz, ${closed ? "telegram:1" : null})`.execute(
+        db,
+      );
+    await aside("p-open", "payment", false);
+    await aside("p-closed", "payment", true);
+    await aside("p-unsettled", "unsettled", false);
+    // An unsettled offer a person settled by hand (/refunded): theirs too.
+    await aside("p-unsettled-by-hand", "unsettled", true);
+    // Found again with an amount that would pay (a lookup answering otherwise, a replay): refused.
+    for (const charge of ["p-open", "p-closed", "p-unsettled-by-hand"]) {
+      await expect(
+        insertPayment(db, { purchaseId: id, applied: false, charge }),
+      ).rejects.toMatchObject({
+        code: SET_ASIDE_IS_A_PERSONS,
+        message: `payment ${charge} of telegram was set aside for a person: only a person settles it`,
+      });
+    }
+    // An offer only raised as unsettled: its payment is recorded when its system settles it.
+    await insertPayment(db, { purchaseId: id, applied: false, charge: "p-unsettled" });
+    const rows = await db
+      .selectFrom("payments")
+      .select("charge_id")
+      .where("purchase_id", "=", id)
+      .execute();
+    expect(rows.map((row) => row.charge_id)).toEqual(["p-unsettled"]);
+  });
+
+  it("never reopens a reconciliation finding resolved or settled", async () => {
+    const run = await sql<{ id: string }>`
+      INSERT INTO reconciliation_runs (first_day, last_day, scheduled, started_by, held_by,
+                                       finished_at, lease_until)
+      VALUES (current_date, current_date, false, 1, 'test', now(), NULL)
+      RETURNING id::text AS id`.execute(db);
+    const finding = (status: string) =>
+      sql<{ id: string }>`
+      INSERT INTO reconciliation_findings (run_id, day, purchase_id, kind, next_step, status,
+                                           resolved_by, note, resolved_at)
+      VALUES (${run.rows[0]?.id}::bigint, current_date, ${`f-${status}`}, 'paid-not-settled',
+              'settle', ${status}, ${status === "resolved" ? 1 : null}::bigint,
+              ${status === "open" ? null : "done"}, ${status === "open" ? null : new Date()}::timestamptz)
+      RETURNING id::text AS id`.execute(db);
+    for (const status of ["resolved", "settled"]) {
+      const id = (await finding(status)).rows[0]?.id;
+      await expect(
+        sql`UPDATE reconciliation_findings SET status = 'open', resolved_by = NULL, note = NULL,
+            resolved_at = NULL WHERE id = ${id}::bigint`.execute(db),
+      ).rejects.toMatchObject(settled);
+      await expect(
+        sql`DELETE FROM reconciliation_findings WHERE id = ${id}::bigint`.execute(db),
+      ).rejects.toMatchObject(settled);
+    }
+    // An open one is resolved as the bot does it.
+    const open = (await finding("open")).rows[0]?.id;
+    await sql`UPDATE reconciliation_findings SET status = 'resolved', resolved_by = 1,
+              note = 'ok', resolved_at = now() WHERE id = ${open}::bigint`.execute(db);
+    const statuses = await sql<{ status: string }>`
+      SELECT status FROM reconciliation_findings ORDER BY purchase_id`.execute(db);
+    expect(statuses.rows.map((row) => row.status)).toEqual(["resolved", "resolved", "settled"]);
   });
 });
 
@@ -425,6 +678,15 @@ describe.each(LEDGER_ENGINES)("migration 0003-money-rules on %s", (engine) => {
       "0006-payment-offers",
       "0007-provider-balance",
       "0008-reconciliation",
+      "0009-offer-lifecycle",
+      "0010-payment-anomalies",
+      "0011-payment-payer",
+      "0012-documented-states",
+      "0013-customer-proved",
+      "0014-menu-message",
+      "0015-refund-lease",
+      "0016-money-guards",
+      "0017-fonepay",
     ]);
     expect(await appliedNames(db)).toEqual([
       "0001-purchases",
@@ -435,26 +697,49 @@ describe.each(LEDGER_ENGINES)("migration 0003-money-rules on %s", (engine) => {
       "0006-payment-offers",
       "0007-provider-balance",
       "0008-reconciliation",
+      "0009-offer-lifecycle",
+      "0010-payment-anomalies",
+      "0011-payment-payer",
+      "0012-documented-states",
+      "0013-customer-proved",
+      "0014-menu-message",
+      "0015-refund-lease",
+      "0016-money-guards",
+      "0017-fonepay",
     ]);
     // With the later migrations' own (0006: offers recorded, a payment only by a method offered;
-    // 0007: provider balance entries append-only, purchases' charged_at).
+    // 0007: provider balance entries append-only, purchases' charged_at; 0009: the offer of a
+    // purchase ended unpaid watched; 0011: a payment applied only when its payer, where known,
+    // is the buyer; 0015: a refund call counted only under a live lease on the refund).
     expect(await rulesPresent(db)).toEqual([
+      "payment_anomalies_record_kept",
+      "payment_anomalies_refuse_rewrite",
       "payments_applied_amount",
       "payments_applied_amount_changed",
       "payments_applied_offered",
       "payments_applied_offered_changed",
+      "payments_applied_payer",
+      "payments_record_kept",
+      "payments_refund_call_leased",
       "payments_refuse_other_amount",
+      "payments_refuse_other_payer",
+      "payments_refuse_rewrite",
+      "payments_refuse_set_aside",
       "payments_refuse_unoffered",
+      "payments_set_aside_a_persons",
       "provider_balance_entries_append_only",
       "purchase_transitions",
       "purchases_asked_change",
       "purchases_charged_at",
       "purchases_offer_changed",
       "purchases_offer_created",
+      "purchases_offer_unpaid",
       "purchases_phase_change",
       "purchases_refund_without_txn",
       "purchases_refuse_asked_change",
       "purchases_refuse_phase_change",
+      "reconciliation_findings_refuse_reopen",
+      "reconciliation_findings_stay_settled",
     ]);
     const history = await db
       .selectFrom("purchase_events")

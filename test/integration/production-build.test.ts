@@ -12,6 +12,7 @@ import {
 } from "../../tools/telegram-emulator/index.js";
 import { botEnvironment } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
+import { freePort } from "../support/ports.js";
 import { testDatabase } from "../support/postgres.js";
 import { testRedis } from "../support/redis.js";
 import { BOT_TOKEN, PROVIDER_TOKEN } from "../support/stack.js";
@@ -72,12 +73,19 @@ afterAll(async () => {
 
 describe("the production build", () => {
   it("holds the product only: no sandbox, emulator or playground", () => {
-    expect(filesUnder(join(OUT, "dist")).sort()).toEqual([
+    const files = filesUnder(join(OUT, "dist"));
+    expect(files.filter((file) => !file.startsWith("compile-cache/")).sort()).toEqual([
       "main.js",
       "main.js.map",
       "migrate.js",
       "migrate.js.map",
+      // The Mini App's page (tools/build-webapp.mjs).
+      "webapp/app.css",
+      "webapp/app.js",
+      "webapp/index.html",
     ]);
+    // Node's compile cache of the bundle, which bin/start points NODE_COMPILE_CACHE to.
+    expect(files.some((file) => file.startsWith("compile-cache/"))).toBe(true);
     const bundle = readFileSync(join(OUT, "dist/main.js"), "utf8");
     expect(bundle).not.toMatch(/telegram-emulator|tools\/sandbox|playground/);
     // What the build leaves out for memory (tools/build.mjs): undici's HTTP/2 client, which
@@ -85,6 +93,106 @@ describe("the production build", () => {
     expect(bundle).not.toContain("node:http2");
     expect(bundle).not.toContain("Kreditkartennummer"); // zod's German
     expect(bundle).toContain("undici/lib/dispatcher/pool.js");
+    // grammY's own HTTP client (node-fetch, which calls the deprecated url.parse()) is left out.
+    expect(bundle.includes("node_modules/node-fetch/")).toBe(false);
+  });
+
+  it("writes nothing to stderr but its own JSON log, and names errors by their classes", async () => {
+    // A Telegram that refuses the command menus: the bot logs grammY's error and goes on.
+    emulator.failNext("setMyCommands", { error_code: 400, description: "Bad Request: refused" });
+    const out = { stdout: "", stderr: "" };
+    // As production runs it: bin/start, then node on the bundle.
+    const bot: ChildProcess = spawn("bin/start", [], {
+      cwd: OUT,
+      env: {
+        ...botEnvironment(emulator, sandbox, {
+          redisPrefix: `${store.prefix}stderr:`,
+          databaseUrl: await testDatabase("production_stderr"),
+        }),
+        LOG_LEVEL: "info",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    bot.stdout?.on("data", (chunk) => (out.stdout += String(chunk)));
+    bot.stderr?.on("data", (chunk) => (out.stderr += String(chunk)));
+    const exited = new Promise<void>((done) => bot.once("exit", () => done()));
+    const died = exited.then(() => {
+      throw new Error(`the bot exited:\n${out.stdout}${out.stderr}`);
+    });
+    try {
+      // The Bot API, the provider (both through undici) and the ledger, once each at least.
+      const user = emulator.user({ id: 7011, first_name: "Quiet", language_code: "en" });
+      const welcome = user.waitForText("Welcome", { timeoutMs: 10_000 });
+      user.sendText("/start");
+      await Promise.race([welcome, died]);
+      const connections = user.waitForText("Which connection", { timeoutMs: 10_000 });
+      user.sendText("/topup 1000002");
+      await Promise.race([connections, died]);
+    } finally {
+      bot.kill("SIGTERM");
+      await exited;
+    }
+    expect(bot.exitCode).toBe(0);
+    const notOwnLog = (line: string) => {
+      try {
+        const record = JSON.parse(line) as { level?: unknown; time?: unknown; msg?: unknown };
+        return !(typeof record.level === "number" && typeof record.msg === "string");
+      } catch {
+        return true;
+      }
+    };
+    // Node's warnings (a deprecation, an experimental feature) and anything else a library
+    // prints are written to stderr.
+    expect(out.stderr.split("\n").filter((line) => line !== "" && notOwnLog(line))).toEqual([]);
+    const menus = `${out.stdout}${out.stderr}`
+      .split("\n")
+      .filter((line) => line.includes("could not set the command menus"))
+      .map((line) => JSON.parse(line) as { err?: { type?: string } });
+    expect(menus.map((line) => line.err?.type)).toEqual(["GrammyError"]);
+  });
+
+  it("serves the Mini App's page from beside the bundle (dist/webapp) and offers the shop under /start", async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    let output = "";
+    const bot: ChildProcess = spawn("bin/start", [], {
+      cwd: OUT,
+      env: {
+        ...botEnvironment(emulator, sandbox, {
+          redisPrefix: `${store.prefix}app:`,
+          databaseUrl: await testDatabase("production_app"),
+        }),
+        PUBLIC_URL: base,
+        HTTP_PORT: String(port),
+        HTTP_HOST: "127.0.0.1",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    bot.stdout?.on("data", (chunk) => (output += String(chunk)));
+    bot.stderr?.on("data", (chunk) => (output += String(chunk)));
+    const exited = new Promise<void>((done) => bot.once("exit", () => done()));
+    const died = exited.then(() => {
+      throw new Error(`the bot exited:\n${output}`);
+    });
+    try {
+      const user = emulator.user({ id: 7021, first_name: "Shop", language_code: "en" });
+      const welcome = user.waitForText("Welcome", { timeoutMs: 10_000 });
+      user.sendText("/start");
+      const buttons = (await Promise.race([welcome, died])).reply_markup?.inline_keyboard.flat();
+      expect(buttons?.find((button) => "web_app" in button)?.web_app?.url).toBe(`${base}/app/`);
+      const page = await fetch(`${base}/app/`);
+      expect(page.status).toBe(200);
+      // The page carries the script it was built with (the same as dist/webapp/app.js).
+      const html = await page.text();
+      const script = await fetch(`${base}/app/app.js`);
+      expect(script.status).toBe(200);
+      expect(script.headers.get("content-type")).toMatch(/^text\/javascript/);
+      expect(html).toContain(`<script type="module">${await script.text()}</script>`);
+      expect(output).not.toContain("the Mini App's page is not built");
+    } finally {
+      bot.kill("SIGTERM");
+      await exited;
+    }
   });
 
   it("starts by npm run start:prod with production dependencies only, answers /start and broadcasts", async () => {

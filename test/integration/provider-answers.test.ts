@@ -20,6 +20,7 @@ interface Answer {
   status: number;
   contentType: string;
   text: string;
+  headers?: Record<string, string>;
 }
 
 const logger = captureLogs().logger;
@@ -32,7 +33,10 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     calls.push(request.url ?? "");
     request.resume().on("end", () => {
-      response.writeHead(answer.status, { "content-type": answer.contentType });
+      response.writeHead(answer.status, {
+        "content-type": answer.contentType,
+        ...answer.headers,
+      });
       response.end(answer.text);
     });
   });
@@ -124,7 +128,7 @@ describe("a top-up", () => {
     ...[200, ...GATEWAY_4XX, ...TOKEN, ...SERVER].flatMap((status) =>
       bare(status).map(([what, given]) => [status, what, given] as const),
     ),
-    ...[...TOKEN, ...SERVER].map((status) => [status, "the envelope", refusal(status)] as const),
+    ...SERVER.map((status) => [status, "the envelope", refusal(status)] as const),
   ];
   it.each(unknown)("HTTP %i with %s: outcome unknown, sent once", async (_, __, given) => {
     const { error, kind } = await topupWith(given);
@@ -134,7 +138,33 @@ describe("a top-up", () => {
     expect(calls).toHaveLength(1);
   });
 
-  it("with our token refused is unknown, and still pauses top-ups", async () => {
+  it.each(TOKEN)(
+    "HTTP %i with the envelope: our token refused by the provider itself, so it did not happen",
+    async (status) => {
+      const { error, kind } = await topupWith(refusal(status));
+      expect(error).toBeInstanceOf(ProviderUnauthorizedError);
+      expect((error as ProviderUnauthorizedError).refused).toBe(true);
+      expect(kind).toBe("unauthorized");
+      expect(calls).toHaveLength(1);
+    },
+  );
+
+  it("with our token refused by the provider's envelope pauses top-ups at once", async () => {
+    const health = new ProviderHealth(
+      client,
+      { send: async () => undefined },
+      { claim: async () => true, endOutage: async () => false },
+      { failuresToOpen: 5, probeAfterMs: 60_000, alertRepeatMs: 60_000 },
+      logger,
+    );
+    answer = refusal(401);
+    const error = await health.topup(request).catch((e: unknown) => e);
+    expect(topupFailure(error).kind).toBe("unauthorized");
+    expect(health.state).toBe("token-refused");
+    expect(calls).toHaveLength(1);
+  });
+
+  it("with our token refused without the envelope is unknown, and still pauses top-ups", async () => {
     const health = new ProviderHealth(
       client,
       { send: async () => undefined },
@@ -163,12 +193,32 @@ describe("a top-up", () => {
 });
 
 describe("a read (txn-status)", () => {
-  it.each([200, ...GATEWAY_4XX])(
-    "finds nothing only by the provider's envelope: HTTP %i",
+  // "Not found" lets a paid top-up be called not charged and refunded: only the provider's
+  // envelope under 200 or 404, without Retry-After, says it.
+  it.each([200, 404])("finds nothing only by the provider's envelope: HTTP %i", async (status) => {
+    expect(await readWith(refusal(status))).toBe("not-found");
+  });
+
+  it.each(GATEWAY_4XX.filter((status) => status !== 404))(
+    "HTTP %i with the envelope: unavailable, asked again later",
     async (status) => {
-      expect(await readWith(refusal(status))).toBe("not-found");
+      expect(await readWith(refusal(status))).toBe("unavailable");
     },
   );
+
+  it.each([200, 404, 429, 503])(
+    "HTTP %i with the envelope and Retry-After: unavailable, asked again later",
+    async (status) => {
+      const later = { ...refusal(status), headers: { "retry-after": "5" } };
+      expect(await readWith(later)).toBe("unavailable");
+    },
+  );
+
+  it("a customer lookup's refusal is still its envelope under any 4xx: not found", async () => {
+    answer = refusal(409);
+    const read = await ask(() => client.getCustomer("1000001"), logger, "lookup");
+    expect(read).toEqual({ ok: false, failure: "not-found" });
+  });
 
   it.each(
     [200, ...GATEWAY_4XX, ...SERVER].flatMap((status) =>

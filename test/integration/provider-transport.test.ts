@@ -7,7 +7,7 @@ import { createServer as createHttpsServer } from "node:https";
 import { type AddressInfo, connect } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { ProviderTransport, TransportFailure } from "../../src/adapters/provider/transport.js";
-import { throwawayCertificate, trustingSelfSigned } from "../support/certificate.js";
+import { throwawayCertificate, trusting } from "../support/certificate.js";
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
 
@@ -47,7 +47,12 @@ describe("the provider over https", () => {
       "https",
     );
     const client = transport(`${base}/gateway/`);
-    const answer = await trustingSelfSigned(() =>
+    // Certificates are checked: one nobody trusts is refused, and nothing reaches the server.
+    await expect(client.post("get-customer-information", { cuid: "7" })).rejects.toThrow(
+      TransportFailure,
+    );
+    expect(seen).toEqual([]);
+    const answer = await trusting(certificate, () =>
       client.post("get-customer-information", { cuid: "7" }),
     );
     await client.close();

@@ -3,7 +3,9 @@
 // refusals, unknown and lost outcomes, lagging or unreachable txn-status, the clock moving on,
 // restarts and staff marking refunds never give more than one top-up per purchase, never a
 // refund of a purchase that was topped up, and always end money received in a top-up or a
-// refund, once the outside world answers again.
+// refund, once the outside world answers again. Payments also arrive on offers the payment
+// system still takes after the bot ended their purchase: after Cancel, after a newer purchase
+// of the same buyer, after the window; and every watched offer is closed in the end.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LedgerPurchases } from "../../src/adapters/ledger/purchase-store.js";
@@ -25,10 +27,13 @@ import { RefundDesk } from "../../src/domain/refunds.js";
 import { type PurchaseIntent, TopupService } from "../../src/domain/topup.js";
 import { testLedger } from "../support/ledger-fixture.js";
 import { captureLogs } from "../support/log-capture.js";
+import { quietAlarm } from "../support/purchases.js";
 
 const TTL_MS = 300_000;
 const MARGIN_MS = 30_000;
 const WINDOW_MS = 600_000;
+/** The payment system keeps an offer payable this long (as Khalti a link): past the window. */
+const OFFER_MS = 1_800_000;
 const PRICE_MINOR = 70_000;
 
 type TopupMode = "ok" | "refuse" | "lost-after" | "lost-before" | "down";
@@ -45,12 +50,15 @@ interface World {
   executed: Map<string, { txnId: string; at: number }>;
   /** Payments buyers made at the payment system, by offer handle. */
   wallet: Map<string, { minor: number }>;
+  /** Every offer the payment system made, by handle: whose, and until when it takes a payment. */
+  offers: Map<string, { buyer: number; purchaseId: string; until: number }>;
   journal: ReceivedPayment[];
 }
 
 type Op =
   | { op: "confirm"; buyer: number; replay: boolean }
   | { op: "pay"; buyer: number; exact: boolean }
+  | { op: "pay-late"; buyer: number; newest: boolean }
   | { op: "push"; buyer: number }
   | { op: "check"; buyer: number }
   | { op: "cancel"; buyer: number }
@@ -75,6 +83,10 @@ const ops: fc.Arbitrary<Op> = fc.oneof(
       buyer,
       exact: fc.constantFrom(true, true, false),
     }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ op: fc.constant("pay-late"), buyer, newest: fc.boolean() }),
   },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("push"), buyer }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("check"), buyer }) },
@@ -180,13 +192,18 @@ const BOUQUET = {
   addOn: false,
 };
 
-/** A payment system that must be asked (as Khalti): the wallet holds what buyers paid. */
+/**
+ * A payment system that must be asked (as Khalti): the wallet holds what buyers paid. It keeps
+ * an offer payable until its own expiry, whatever the bot did (it cannot cancel a link).
+ */
 function paymentSystemOf(world: World): PaymentSystem {
   return {
     method: "khalti",
     async offer(purchase, record) {
       const handle = `pidx-${purchase.id}`;
-      await record(handle);
+      const until = world.now + OFFER_MS;
+      world.offers.set(handle, { buyer: purchase.buyer, purchaseId: purchase.id, until });
+      await record(handle, until);
       return { handle };
     },
     async withdraw() {},
@@ -201,8 +218,9 @@ function paymentSystemOf(world: World): PaymentSystem {
           charge: { id: handle, providerId: `k-${handle}`, at: world.now },
         };
       }
-      if (world.now > (purchase.payment?.expiresAt ?? 0))
+      if (world.now > (world.offers.get(handle)?.until ?? 0)) {
         return { state: "ended", cancelled: false };
+      }
       return { state: "waiting", pending: false };
     },
   };
@@ -212,10 +230,11 @@ function paymentSystemOf(world: World): PaymentSystem {
 function journalOf(world: World): PaymentJournal {
   return {
     append: async (payment) => void world.journal.push(payment),
-    read: async () => [...world.journal],
+    read: async () => ({ payments: [...world.journal], quarantined: 0 }),
     settle: async (charges) => {
       world.journal = world.journal.filter((payment) => !charges.has(payment.charge.id));
     },
+    setAside: async () => true,
   };
 }
 
@@ -263,6 +282,7 @@ function processOf(world: World) {
     teller,
     new Map([[system.method, system]]),
     refunds,
+    quietAlarm,
     () => true,
     {
       currency: "NPR",
@@ -287,8 +307,10 @@ function processOf(world: World) {
 }
 
 describe("the money rules, whatever happens in whatever order", () => {
-  it("hold: at most one top-up, no refund after a top-up, money received ends in one or the other", async () => {
+  it("hold: at most one top-up, no refund after a top-up, money received ends in one or the other, late or not", async () => {
     let runs = 0;
+    /** Purchases paid after they had ended unpaid, over every run: the late path was taken. */
+    let paidLate = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.record({ topupMode, txnMode }),
@@ -304,6 +326,7 @@ describe("the money rules, whatever happens in whatever order", () => {
             tokens: runs * 1_000,
             executed: new Map(),
             wallet: new Map(),
+            offers: new Map(),
             journal: [],
           };
           let bot = processOf(world);
@@ -328,6 +351,23 @@ describe("the money rules, whatever happens in whatever order", () => {
                 if (!purchase?.payment || !handle || world.wallet.has(handle)) return;
                 if (world.now > purchase.payment.expiresAt) return;
                 world.wallet.set(handle, { minor: step.exact ? PRICE_MINOR : PRICE_MINOR + 100 });
+                return;
+              }
+              case "pay-late": {
+                // An offer the system still takes, of a purchase the bot ended (cancelled,
+                // replaced by a newer one, its window over): the buyer pays it all the same.
+                const ended = new Set(
+                  (await bot.store.ofBuyer(step.buyer, 100))
+                    .filter((purchase) => purchase.phase === "unpaid")
+                    .map((purchase) => purchase.id),
+                );
+                const open = [...world.offers]
+                  .filter(
+                    ([handle, offer]) => offer.buyer === step.buyer && !world.wallet.has(handle),
+                  )
+                  .filter(([, offer]) => world.now <= offer.until && ended.has(offer.purchaseId));
+                const chosen = step.newest ? open.at(-1) : open[0];
+                if (chosen) world.wallet.set(chosen[0], { minor: PRICE_MINOR });
                 return;
               }
               case "push": {
@@ -355,6 +395,7 @@ describe("the money rules, whatever happens in whatever order", () => {
                 return;
               case "reconcile":
                 await bot.reconciler.runOnce();
+                await bot.payments.lookWatched();
                 return;
               case "topup-mode":
                 world.topupMode = step.mode;
@@ -382,7 +423,14 @@ describe("the money rules, whatever happens in whatever order", () => {
                 // Staff refund only what the desk lists, after its last look.
                 if (purchase?.phase !== "refund-due") return;
                 if ((await bot.topups.lastLook(purchase.id)) !== "owed") return;
-                await bot.refunds.markRefunded(purchase.id, "staff", null);
+                const owed = await ledger.connection.db
+                  .selectFrom("payments")
+                  .select("id")
+                  .where("purchase_id", "=", purchase.id)
+                  .where("applied", "=", true)
+                  .where("refund", "=", "due")
+                  .executeTakeFirst();
+                if (owed) await bot.refunds.markRefunded(String(owed.id), "staff", null);
                 return;
               }
             }
@@ -397,13 +445,22 @@ describe("the money rules, whatever happens in whatever order", () => {
           for (let pass = 0; pass < 6; pass++) {
             world.now += WINDOW_MS + TTL_MS;
             await bot.reconciler.runOnce();
+            for (let look = 0; look < 3; look++) await bot.payments.lookWatched();
             await bot.payments.drain();
           }
           await assertMoneyRules(world);
+          const late = await ledger.db
+            .selectFrom("purchase_events")
+            .select("purchase_id")
+            .where("from_phase", "=", "unpaid")
+            .where("to_phase", "=", "paid")
+            .execute();
+          paidLate += late.length;
         },
       ),
       { numRuns: 250, endOnFailure: true },
     );
+    expect(paidLate).toBeGreaterThan(0);
   }, 180_000);
 });
 
@@ -420,6 +477,14 @@ function intentOf(id: string, buyer: number, now: number): PurchaseIntent {
 }
 
 async function assertMoneyRules(world: World): Promise<void> {
+  // Past every offer's expiry and its last look, nothing is watched any more.
+  const watched = await ledger.db
+    .selectFrom("payment_offers")
+    .select("handle")
+    .where("withdrawn_at", "is not", null)
+    .where("closed_at", "is", null)
+    .execute();
+  expect(watched.map((offer) => offer.handle)).toEqual([]);
   const purchases = await ledger.db.selectFrom("purchases").selectAll().execute();
   const checkouts = await ledger.db.selectFrom("purchase_checkouts").selectAll().execute();
   const payments = await ledger.db.selectFrom("payments").selectAll().execute();

@@ -161,6 +161,8 @@ describe.each(LEDGER_ENGINES)("a day's purchases for the reconciliation on %s", 
         },
       ],
       checkoutIds: [],
+      // The provider's transaction the ledger holds, named beside the checkout ids found.
+      txnId: expect.stringMatching(/^TXN-/),
     });
     const [next] = await days().purchasesOfDay("2026-03-02", "rd-late", 1);
     expect(next).toEqual({
@@ -178,6 +180,7 @@ describe.each(LEDGER_ENGINES)("a day's purchases for the reconciliation on %s", 
         },
       ],
       checkoutIds: [],
+      txnId: null,
     });
     const [esewa] = await days().purchasesOfDay(DAY, "rd-agent", 1);
     expect(esewa).toMatchObject({ purchaseId: "rd-esewa", phase: "refunded", priceMinor: 70_000n });
@@ -196,6 +199,7 @@ describe.each(LEDGER_ENGINES)("a day's purchases for the reconciliation on %s", 
       agentMode: true,
       payments: [],
       checkoutIds: ["co-agent-1", "co-agent-2"],
+      txnId: expect.stringMatching(/^TXN-/),
     });
   });
 });

@@ -3,6 +3,7 @@
 // over where it stopped; an open finding is not opened twice, a "not asked" is closed by a later
 // run that asked; findings keep exact amounts and stay open until resolved with a note.
 import { setTimeout as sleep } from "node:timers/promises";
+import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { ReconciliationStore } from "../../src/adapters/ledger/reconciliation-store.js";
 import type { Finding } from "../../src/domain/daily-reconciliation.js";
@@ -12,6 +13,7 @@ const finding: Finding = {
   purchaseId: "p-1",
   kind: "amount-differs",
   outsideIds: "khalti:pidx-1",
+  providerTxns: "c-1=TXN-1 c-2=none",
   ledgerMinor: 123456789012345n,
   outsideMinor: 50000n,
   nextStep: "check the price and refund the difference",
@@ -20,6 +22,7 @@ const notAsked: Finding = {
   purchaseId: "p-1",
   kind: "not-asked",
   outsideIds: "provider:c-1",
+  providerTxns: "c-1=?",
   ledgerMinor: null,
   outsideMinor: null,
   nextStep: "run the reconciliation of this day again",
@@ -75,6 +78,77 @@ describe.each(LEDGER_ENGINES)("the reconciliation store on %s", (engine) => {
     expect(await store.finish(heldAgain)).toBe(2);
   });
 
+  it("keeps a finding the bot settled as settled, with its note: never open, never twice", async () => {
+    const store = new ReconciliationStore(ledger.connection);
+    const day = "2026-11-24";
+    const run = await store.start({ first: day, last: day }, 42, "a", 60_000);
+    if (!run) throw new Error("no run");
+    const held = { id: run.id, holder: "a", leaseMs: 60_000 };
+    const unsettled: Finding = {
+      purchaseId: "p-7",
+      kind: "paid-not-settled",
+      outsideIds: "khalti:pidx-7",
+      providerTxns: "",
+      ledgerMinor: 70_000n,
+      outsideMinor: 70_000n,
+      nextStep: "top up or refund the buyer",
+    };
+    const other = { ...unsettled, purchaseId: "p-8", outsideIds: "khalti:pidx-8" };
+    // Found while the payment system could not settle it: open.
+    await store.progress(held, day, "p-7", [unsettled]);
+    expect(await store.openCounts(day, day)).toEqual(new Map([["paid-not-settled", 1]]));
+    // Settled by a later look: the open one is closed as settled, with the note.
+    const note = `settled by run ${run.id}: payment recorded; it pays for its purchase, topped up`;
+    await store.progress(held, day, "p-7", [{ ...unsettled, settled: note }]);
+    await store.progress(held, day, "p-8", [{ ...other, settled: note }]);
+    await store.progress(held, day, "p-8", [{ ...other, settled: note }]);
+    expect(await store.openCounts(day, day)).toEqual(new Map());
+    expect(await store.settledCount(day, day)).toBe(2);
+    expect(await store.settledCount("2026-11-25", "2026-11-25")).toBe(0);
+    const rows = (await ledger.db
+      .selectFrom("reconciliation_findings" as never)
+      .select(["id", "purchase_id", "status", "note", "resolved_by"] as never[])
+      .where("day" as never, "=", day as never)
+      .orderBy("id" as never)
+      .execute()) as unknown as { id: string; purchase_id: string }[];
+    expect(rows).toEqual([
+      { id: expect.anything(), purchase_id: "p-7", status: "settled", note, resolved_by: null },
+      { id: expect.anything(), purchase_id: "p-8", status: "settled", note, resolved_by: null },
+    ]);
+    // Not open: an admin's /resolve finds nothing to resolve.
+    expect(await store.resolve(String(rows[0]?.id), 42, "x")).toBe(false);
+    // The database keeps "settled" to the bot's own kind of finding.
+    await expect(
+      ledger.db
+        .insertInto("reconciliation_findings" as never)
+        .values({
+          run_id: run.id,
+          day,
+          purchase_id: "p-9",
+          kind: "amount-differs",
+          next_step: "x",
+          status: "settled",
+          note: "x",
+          resolved_at: new Date(),
+        } as never)
+        .execute(),
+    ).rejects.toThrow(/reconciliation_findings_settled_by_bot/);
+    expect(await store.finish(held)).toBe(4);
+  });
+
+  it("keeps the provider's transaction beside each checkout with every finding", async () => {
+    const store = new ReconciliationStore(ledger.connection);
+    const run = await store.start({ first: "2026-11-26", last: "2026-11-26" }, 42, "a", 60_000);
+    if (!run) throw new Error("no run");
+    await store.progress({ id: run.id, holder: "a", leaseMs: 60_000 }, "2026-11-26", "p-1", [
+      finding,
+    ]);
+    const [stored] = await openUpTo(store, "2026-11-26");
+    expect(stored?.providerTxns).toBe("c-1=TXN-1 c-2=none");
+    // Emptied for the next test (a finding resolved is never deleted: 0016-money-guards).
+    await sql`TRUNCATE reconciliation_findings`.execute(ledger.db);
+  });
+
   it("lets another instance take over a run whose lease lapsed, where it stopped", async () => {
     const store = new ReconciliationStore(ledger.connection);
     const run = await store.start({ first: "2026-11-21", last: "2026-11-22" }, 7, "a", LEASE_MS);
@@ -110,7 +184,8 @@ describe.each(LEDGER_ENGINES)("the reconciliation store on %s", (engine) => {
     expect(read.slice(0, 450).every((f) => f.day === "2026-10-01")).toBe(true);
     expect(new Set(read.map((f) => f.id)).size).toBe(750);
     expect(await openUpTo(store, "2026-10-01")).toHaveLength(450);
-    await ledger.db.deleteFrom("reconciliation_findings" as never).execute();
+    // Emptied for the next test (a finding resolved is never deleted: 0016-money-guards).
+    await sql`TRUNCATE reconciliation_findings`.execute(ledger.db);
   });
 
   it("sends a run's report once; one not sent is found again", async () => {

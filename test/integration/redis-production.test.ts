@@ -11,7 +11,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisConnection } from "../../src/adapters/redis/connection.js";
 import { type RedisTarget, redisOptions } from "../../src/adapters/redis/options.js";
-import { throwawayCertificate, trustingSelfSigned } from "../support/certificate.js";
+import { type Certificate, throwawayCertificate, trusting } from "../support/certificate.js";
 import { freePort } from "../support/ports.js";
 import { type OwnRedis, startOwnRedis } from "../support/redis-server.js";
 
@@ -41,14 +41,16 @@ async function answersThrough(target: RedisTarget): Promise<void> {
   }
 }
 
-async function waitForPort(port: number, tls = false): Promise<void> {
+/** Waits for a Redis on `port`: over TLS when given the certificate it presents. */
+async function waitForPort(port: number, certificate?: Certificate): Promise<void> {
   for (let i = 0; i < 100; i++) {
     try {
       const probe = new Redis({
+        host: "127.0.0.1",
         port,
         lazyConnect: true,
         retryStrategy: () => null,
-        ...(tls && { tls: { rejectUnauthorized: false } }),
+        ...(certificate && { tls: { ca: certificate.cert } }),
       });
       probe.on("error", () => undefined);
       await probe.connect();
@@ -108,7 +110,7 @@ describe("Redis over TLS (rediss://)", () => {
     server = spawn("redis-server", [...args, ...files, "--tls-auth-clients", "no", "--save", ""], {
       stdio: "ignore",
     });
-    await waitForPort(port, true);
+    await waitForPort(port, certificate);
   });
   afterAll(() => {
     server.kill("SIGKILL");
@@ -118,6 +120,6 @@ describe("Redis over TLS (rediss://)", () => {
   it("connects with TLS from the URL alone (certificate checks left on by default)", async () => {
     const target = { url: `rediss://127.0.0.1:${port}`, sentinelName: "mymaster" };
     expect(redisOptions(target).tls).toEqual({});
-    await trustingSelfSigned(() => answersThrough(target));
+    await trusting(certificate, () => answersThrough(target));
   });
 });

@@ -101,6 +101,33 @@ describe("Telegram emulator with a real grammY bot", () => {
     expect(group.messages().map((m) => m.text)).toEqual(["Welcome!"]);
   });
 
+  it("forwards a message with its entities and its origin, and sends an inline bot's text", async () => {
+    const author = emulator.user({ id: 1003, first_name: "Author" });
+    const written = author.sendText("/start now");
+    await author.waitForText("Welcome!");
+    const forwarder = emulator.user({ id: 1004, first_name: "Forwarder" });
+    const forwarded = forwarder.forward(written);
+    expect(forwarded.text).toBe("/start now");
+    expect(forwarded.entities).toEqual(written.entities);
+    expect(forwarded.from?.id).toBe(1004);
+    expect(forwarded.forward_origin).toEqual({
+      type: "user",
+      sender_user: written.from,
+      date: written.date,
+    });
+    // A forward of a forward keeps the first origin; the bot gets the message as it is.
+    const again = emulator.user({ id: 1005, first_name: "Again" }).forward(forwarded);
+    expect(again.forward_origin).toEqual(forwarded.forward_origin);
+    await until(
+      () => seenUpdates.some((u) => u.message?.chat.id === 1004 && u.message.forward_origin),
+      3_000,
+    );
+    const inline = { id: 1006, is_bot: true, first_name: "Inline", username: "inline_bot" };
+    const viaBot = forwarder.sendText("/start from a bot", { viaBot: inline });
+    expect(viaBot.via_bot).toEqual(inline);
+    expect(viaBot.entities).toEqual([{ type: "bot_command", offset: 0, length: 6 }]);
+  });
+
   it("round-trips a button press: callback answer, then the message edited in place", async () => {
     const cleo = emulator.user({ id: 1003, first_name: "Cleo" });
     cleo.sendText("/menu");
@@ -378,6 +405,28 @@ describe("Telegram emulator with a real grammY bot", () => {
     expect(pia.replyKeyboard()).toBeNull();
   });
 
+  it("draws a private chat's own menu button over the bot's default, until it is set to default again", async () => {
+    const ray = emulator.user({ id: 1030, first_name: "Ray" });
+    const zoe = emulator.user({ id: 1031, first_name: "Zoe" });
+    ray.sendText("/start");
+    await ray.waitForText("Welcome!");
+    const shop = (text: string) => ({
+      type: "web_app" as const,
+      text,
+      web_app: { url: "https://example.com/app/" },
+    });
+    await bot.api.setChatMenuButton({ menu_button: shop("Shop") });
+    await bot.api.setChatMenuButton({ chat_id: ray.id, menu_button: shop("पसल") });
+    expect(ray.menuButton()).toEqual(shop("पसल"));
+    expect(zoe.menuButton()).toEqual(shop("Shop"));
+    await bot.api.setChatMenuButton({ chat_id: ray.id, menu_button: { type: "default" } });
+    expect(ray.menuButton()).toEqual(shop("Shop"));
+    const unknown = await apiError(
+      bot.api.setChatMenuButton({ chat_id: 424_242, menu_button: shop("x") }),
+    );
+    expect(unknown.description).toBe("Bad Request: chat not found");
+  });
+
   it("stores photos sent by URL and uploaded as multipart, with parsed captions", async () => {
     const quinn = emulator.user({ id: 1017, first_name: "Quinn" });
     const byUrl = await bot.api.sendPhoto(quinn.id, "https://example.com/cat.jpg", {
@@ -438,6 +487,19 @@ describe("Telegram emulator with a real grammY bot", () => {
       bot.api.setMyCommands([{ command: "Bad-Cmd", description: "x" }]),
     );
     expect(invalid.description).toBe("Bad Request: BOT_COMMAND_INVALID");
+    // A chat's own menu needs a chat Telegram knows: not yet for a user it has never seen.
+    const early = await apiError(
+      bot.api.setMyCommands([{ command: "report", description: "Report" }], {
+        scope: { type: "chat", chat_id: 1_021 },
+      }),
+    );
+    expect(early.description).toBe("Bad Request: chat not found");
+    const uma = emulator.user({ id: 1_021, first_name: "Uma", language_code: "en" });
+    await bot.api.setMyCommands([{ command: "report", description: "Report" }], {
+      scope: { type: "chat", chat_id: uma.id },
+    });
+    expect(uma.commands()).toEqual([{ command: "report", description: "Report" }]);
+    expect(tia.commands()).toEqual([{ command: "start", description: "Start" }]);
   });
 
   it("tells the bot when it is removed from a group and refuses to post there", async () => {

@@ -18,6 +18,7 @@ import {
 import { createSandbox, type Sandbox } from "../../tools/sandbox/server.js";
 import { testLedger } from "../support/ledger-fixture.js";
 import { captureLogs } from "../support/log-capture.js";
+import { until } from "../support/wait.js";
 
 const TOKEN = "topup-test-token";
 const logger = captureLogs().logger;
@@ -181,6 +182,44 @@ describe("TopupService.purchase", () => {
     // The refused intent can be confirmed again once the buyer is free.
     const retry = await service().purchase(b.kind === "busy" ? second : first);
     expect(resultOf(retry)).toBe("charged");
+  });
+
+  it("a paid purchase whose buyer has another in flight waits its turn, still paid, then tops up", async () => {
+    // A payment found late for one purchase while the buyer's other purchase is being topped up.
+    sandbox.setFault("subscription-package-topup", { kind: "latency", ms: 300, times: 1 });
+    const other = service().purchase(await intentFor("1000001", 650));
+    const paidIntent = await intentFor("1000003", 650);
+    const paid = service().newPurchase(paidIntent);
+    paid.phase = "awaiting-payment";
+    paid.payment = { method: "telegram", currency: "NPR", minor: 70_000, expiresAt: Date.now() };
+    const created = await purchases.create(paid, 1_000);
+    if (created.kind === "created") await created.lease.release();
+    const receipt = await purchases.receivePayment(
+      {
+        method: "telegram",
+        purchaseId: paid.id,
+        currency: "NPR",
+        minor: 70_000,
+        charge: { id: "late-1", providerId: null, at: Date.now() },
+      },
+      2_000,
+    );
+    if (receipt.kind !== "applied") throw new Error(receipt.kind);
+    await until(async () => topupRequests().length === 1, 2_000);
+    const waited = Date.now();
+    await service().resolve(receipt.claim);
+    const waiting = await purchases.get(paid.id);
+    expect(waiting).toMatchObject({ phase: "paid", checkout: null });
+    // Due again in a few seconds, not at once (no spin), and not owed back.
+    expect(await dueIds(waited + 1_000)).not.toContain(paid.id);
+    expect(await dueIds(waited + 10_000)).toContain(paid.id);
+    expect(resultOf(await other)).toBe("charged");
+    await makeDue(paid.id);
+    const claim = await purchases.claimDue(Date.now(), 2_000);
+    if (!claim) throw new Error("not claimed");
+    await service().resolve(claim);
+    expect(await purchases.get(paid.id)).toMatchObject({ phase: "charged", told: "charged" });
+    expect(sandbox.topups).toHaveLength(2);
   });
 
   it("an old token is replaced before use without asking the user", async () => {
@@ -365,6 +404,22 @@ describe("Reconciler", () => {
     await makeDue(intent.intentId);
     await reconciler(service({ checkoutTtlMs: 50, checkoutSafetyMarginMs: 0 })).runOnce();
     expect(told).toEqual(["not-charged:verified"]);
+  });
+
+  it("the last look before any refund on a purchase: never while a top-up of it is under way or unknown", async () => {
+    const intent = await intentFor();
+    const done = recorded(await service().purchase(intent));
+    // Topped up: a stray payment on it pays for nothing and is owed back.
+    expect(await service().lastLook(done.id)).toBe("owed");
+    for (const [n, phase] of (["token-taken", "requested", "unknown"] as const).entries()) {
+      // Each its own buyer: one purchase in flight per buyer.
+      const open = { ...done, id: `${done.id}-${phase}`, buyer: done.buyer + n + 1, phase };
+      await purchases.adopt({ ...open, reference: null, told: null, transaction: null }, []);
+      expect(await service().lastLook(open.id)).toBe("unknown");
+    }
+    // No purchase to look at: nothing stands in the refund's way.
+    expect(await service().lastLook("no-such-purchase")).toBe("owed");
+    expect(sandbox.topups).toHaveLength(1);
   });
 
   it("skips a purchase that is still being handled", async () => {

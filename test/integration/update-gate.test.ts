@@ -31,6 +31,16 @@ describe("RedisUpdateGate", () => {
     expect((await gate.enter(1, 501, false)).kind).toBe("duplicate");
   });
 
+  it("says whether an update of the chat holds its turn, on any instance", async () => {
+    expect(await gate.busy(504)).toBe(false);
+    const entry = await gate.enter(3, 504, false);
+    if (entry.kind !== "entered") throw new Error("not entered");
+    expect(await gate.busy(504)).toBe(true);
+    expect(await gate.busy(505)).toBe(false);
+    await gate.leave(entry.ticket, undefined);
+    expect(await gate.busy(504)).toBe(false);
+  });
+
   it("lets an update through again once the process that took it died under way", async () => {
     // Another process (its gate gone with it) entered update 2 and never left.
     const dead = new RedisUpdateGate(store.redis, keys, {

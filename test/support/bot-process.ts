@@ -29,7 +29,12 @@ export interface ProcessStack {
   prefix: string;
   /** DATABASE_URL of the bots: a database of the stack's own. */
   databaseUrl: string;
-  /** DATA_DIR of the bots (the payment journal): a temporary folder of the stack's own. */
+  /**
+   * DATA_DIR of the bots (the payment journal): a temporary folder of the stack's own, one
+   * process's at a time (its lock): a bot started while another of the stack still runs (a
+   * replica) gets a folder of its own, as every instance must; one started after (a restart)
+   * takes this one over.
+   */
   dataDir: string;
   /**
    * Starts one bot process with these variables on top of the stack's own: `node` on
@@ -86,6 +91,13 @@ export async function startProcessStack(
     : await testDatabase(name);
   const dataDir = mkdtempSync(join(tmpdir(), "topup-data-"));
   const processes: ChildProcess[] = [];
+  const replicaDirs: string[] = [];
+  const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+  const replicaDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), "topup-data-"));
+    replicaDirs.push(dir);
+    return dir;
+  };
   return {
     sandbox,
     emulator,
@@ -105,7 +117,7 @@ export async function startProcessStack(
           redisUrl: options.redisUrl,
           databaseUrl,
         }),
-        DATA_DIR: dataDir,
+        DATA_DIR: processes.some(running) ? replicaDir() : dataDir,
         LOG_LEVEL: "warn",
         ...env,
       };
@@ -148,7 +160,7 @@ export async function startProcessStack(
       await emulator.close();
       await sandbox.close();
       await store.cleanup();
-      rmSync(dataDir, { recursive: true, force: true });
+      for (const dir of [dataDir, ...replicaDirs]) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,9 +1,11 @@
 // A throwaway self-signed certificate for 127.0.0.1, and Node trusting it for a while: as an
-// operator would trust a private CA with NODE_EXTRA_CA_CERTS.
+// operator would trust a private CA with NODE_EXTRA_CA_CERTS. Certificates are checked all the
+// while (never NODE_TLS_REJECT_UNAUTHORIZED=0): only this one is added to those trusted.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getCACertificates, setDefaultCACertificates } from "node:tls";
 
 export interface Certificate {
   keyFile: string;
@@ -29,6 +31,9 @@ export function throwawayCertificate(): Certificate {
       "1",
       "-subj",
       "/CN=127.0.0.1",
+      // A client checks an address against the certificate's IP names, never its CN.
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
     ].concat(["-keyout", keyFile, "-out", certFile]),
     { stdio: "ignore" },
   );
@@ -41,14 +46,13 @@ export function throwawayCertificate(): Certificate {
   };
 }
 
-/** Runs `work` with self-signed certificates accepted (Node's own setting), then restores it. */
-export async function trustingSelfSigned<T>(work: () => Promise<T>): Promise<T> {
-  const previous = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
-  process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
+/** Runs `work` with `certificate` trusted by every TLS client of this process, then no longer. */
+export async function trusting<T>(certificate: Certificate, work: () => Promise<T>): Promise<T> {
+  const previous = getCACertificates("default");
+  setDefaultCACertificates([...previous, certificate.cert]);
   try {
     return await work();
   } finally {
-    if (previous === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
-    else process.env.NODE_TLS_REJECT_UNAUTHORIZED = previous;
+    setDefaultCACertificates(previous);
   }
 }

@@ -9,6 +9,8 @@ export interface GatewayAnswer {
   status: number;
   contentType: string;
   text: string;
+  /** Headers of the gateway's own (Retry-After), beside the content type. */
+  headers?: Record<string, string>;
 }
 
 interface GatewayRequest {
@@ -51,7 +53,10 @@ export async function startGatewayProxy(target: () => string | undefined): Promi
       })
       .catch((): GatewayAnswer => gatewayPage(502, "Bad Gateway"))
       .then((answer) => {
-        outgoing.writeHead(answer.status, { "content-type": answer.contentType });
+        outgoing.writeHead(answer.status, {
+          "content-type": answer.contentType,
+          ...answer.headers,
+        });
         outgoing.end(answer.text);
       });
   });

@@ -2,6 +2,7 @@
 // Khalti (loopback only), for tests that hold, alter or replace their answers.
 
 import { createKhaltiSandbox, type KhaltiSandbox } from "../../tools/khalti-sandbox/server.js";
+import type { KhaltiSandboxOptions } from "../../tools/khalti-sandbox/types.js";
 import type { ChatUser } from "../../tools/telegram-emulator/index.js";
 import { expectReply } from "./chat.js";
 import { type GatewayProxy, startGatewayProxy } from "./gateway-proxy.js";
@@ -26,8 +27,10 @@ export async function startKhaltiGateways(
   name: string,
   secret: string,
   env: Record<string, string>,
+  /** The sandbox's own settings (its clock, its links' lifetime). */
+  sandbox: Omit<KhaltiSandboxOptions, "secretKey"> = {},
 ): Promise<KhaltiGateways> {
-  const khalti = await createKhaltiSandbox({ secretKey: secret });
+  const khalti = await createKhaltiSandbox({ ...sandbox, secretKey: secret });
   let stack: Stack | undefined;
   const khaltiGateway = await startGatewayProxy(() => khalti.url);
   const providerGateway = await startGatewayProxy(() => stack?.sandbox.baseUrl());

@@ -64,7 +64,7 @@ export function testLedger(
       return open().db;
     },
     async empty() {
-      await sql`TRUNCATE payments, payment_offers, purchase_events, purchase_checkouts, purchases`.execute(
+      await sql`TRUNCATE payments, payment_offers, payment_anomalies, purchase_events, purchase_checkouts, purchases`.execute(
         open().db,
       );
     },

@@ -155,3 +155,23 @@ export async function toldPurchasesOf(databaseUrl: string, buyer: number) {
   }
   return rows;
 }
+
+/** The payments recorded for a purchase: who paid, whether it paid for it, its refund. */
+export async function paymentsOf(databaseUrl: string, purchaseId: string) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      "SELECT payer::int, buyer::int, applied, refund FROM payments WHERE purchase_id = $1 ORDER BY id",
+      [purchaseId],
+    );
+    return rows as {
+      payer: number | null;
+      buyer: number | null;
+      applied: boolean;
+      refund: string;
+    }[];
+  } finally {
+    await client.end();
+  }
+}

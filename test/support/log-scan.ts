@@ -40,6 +40,9 @@ const PERSONAL: readonly Rule[] = [
     { kind: `customer ${c.cuid}'s first name`, pattern: word(c.firstName) },
     { kind: `customer ${c.cuid}'s last name`, pattern: word(c.lastName) },
   ]),
+  // A payer's mobile number, as the payment sandboxes' test wallets have it (Khalti's
+  // 9800000000-05, eSewa's 9806800001-05): the bot keeps one for a bank payment's refund.
+  { kind: "a payer's mobile number", pattern: /(?<!\d)980(?:00000|68000)\d\d(?!\d)/ },
   ...["first_name", "last_name", "phone_number", "firstName", "lastName"].map((key) => ({
     kind: `a "${key}" field`,
     pattern: new RegExp(`"${key}"`),

@@ -1,6 +1,7 @@
 // The whole product for end-to-end tests: the provider sandbox, the Telegram emulator, real
 // Redis under a key prefix of the test's own, a PostgreSQL database of its own, and the real
 // bot application.
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import {
 type EmulatorOptions = NonNullable<Parameters<typeof createTelegramEmulator>[0]>;
 
 import { captureLogs } from "./log-capture.js";
+import { freePort } from "./ports.js";
 import { testDatabase } from "./postgres.js";
 import { TEST_REDIS_URL, testRedis } from "./redis.js";
 
@@ -30,6 +32,28 @@ export interface Stack {
   app: App;
   restart(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * The stack with its shop: the Mini App's page built (without it the bot offers no shop) and the
+ * bot's HTTP server on a free loopback port, `base`, which is its PUBLIC_URL.
+ */
+export async function startShopStack(
+  name: string,
+  env: Record<string, string> = {},
+  sandboxOptions: SandboxOptions = {},
+  emulatorOptions: EmulatorOptions = {},
+): Promise<{ stack: Stack; base: string }> {
+  execFileSync(process.execPath, ["tools/build-webapp.mjs"]);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const stack = await startStack(
+    name,
+    { PUBLIC_URL: base, HTTP_PORT: String(port), HTTP_HOST: "127.0.0.1", ...env },
+    sandboxOptions,
+    emulatorOptions,
+  );
+  return { stack, base };
 }
 
 export async function startStack(

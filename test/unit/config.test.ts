@@ -25,6 +25,12 @@ describe("loadConfig", () => {
   it("applies the documented defaults", () => {
     const config = loadConfig(valid);
     expect(config.telegramApiRoot).toBe("https://api.telegram.org");
+    expect(config.telegramLinkRoot).toBe("https://t.me");
+    // The playground's stand-in for t.me, without its trailing slash: <root>/<bot username>.
+    const playground = "http://127.0.0.1:3000/t.me/";
+    expect(loadConfig({ ...valid, TELEGRAM_LINK_ROOT: playground }).telegramLinkRoot).toBe(
+      "http://127.0.0.1:3000/t.me",
+    );
     expect(config.provider).toMatchObject({
       baseUrl: "http://127.0.0.1:8090/staging",
       version: "v1.0.1",
@@ -65,7 +71,9 @@ describe("loadConfig", () => {
       host: "0.0.0.0",
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
       maxConnections: 1_000,
+      maxConnectionsPerClient: 100,
       metricsToken: undefined,
     });
     expect(config.metricsHttp).toBeUndefined();
@@ -97,12 +105,24 @@ describe("loadConfig", () => {
       HTTP_HEADERS_TIMEOUT_MS: "500",
       HTTP_REQUEST_TIMEOUT_MS: "900",
       HTTP_MAX_CONNECTIONS: "7",
+      HTTP_MAX_CONNECTIONS_PER_CLIENT: "3",
+      HTTP_KEEP_ALIVE_SECONDS: "2",
     });
     expect(config.http).toMatchObject({
       headersTimeoutMs: 500,
       requestTimeoutMs: 900,
+      keepAliveTimeoutMs: 2_000,
       maxConnections: 7,
+      maxConnectionsPerClient: 3,
     });
+    // Short keep-alive and a per-client share unless told.
+    expect(loadConfig({ ...valid, HTTP_PORT: "9000" }).http).toMatchObject({
+      keepAliveTimeoutMs: 5_000,
+      maxConnectionsPerClient: 100,
+    });
+    expect(problemsOf({ ...valid, HTTP_KEEP_ALIVE_SECONDS: "0" })).toEqual([
+      "HTTP_KEEP_ALIVE_SECONDS: must be at least 1 seconds",
+    ]);
     expect(
       problemsOf({ ...valid, HTTP_HEADERS_TIMEOUT_MS: "40000", HTTP_REQUEST_TIMEOUT_MS: "30000" }),
     ).toEqual(["HTTP_HEADERS_TIMEOUT_MS: must not be longer than HTTP_REQUEST_TIMEOUT_MS"]);
@@ -188,7 +208,7 @@ describe("loadConfig", () => {
   it("has no default payment mode, and with none needs to know who may top up", () => {
     const { PAYMENT_MODE: _mode, TOPUP_USER_IDS: _users, ...unset } = valid;
     expect(problemsOf(unset)).toEqual([
-      "PAYMENT_METHODS: required: a comma-separated list of telegram, khalti, esewa (the buyer's buttons in that order), or PAYMENT_MODE=none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only)",
+      "PAYMENT_METHODS: required: a comma-separated list of telegram, khalti, esewa, fonepay (the buyer's buttons in that order), or PAYMENT_MODE=none (nobody pays in the bot; top-ups for TOPUP_USER_IDS only)",
     ]);
     expect(problemsOf({ ...unset, PAYMENT_MODE: "none" })).toEqual([
       expect.stringMatching(/^TOPUP_USER_IDS: required with PAYMENT_MODE=none/),
@@ -266,6 +286,89 @@ describe("loadConfig", () => {
     expect(loadConfig(esewa).secrets).toContain("8gBm/:&EnhH.1/q");
   });
 
+  it("with Fonepay, names each missing variable (never a value), takes NPR only, keeps its secrets out of the log", () => {
+    const listed = { ...valid, PAYMENT_MODE: undefined, PAYMENT_METHODS: "esewa,fonepay" } as never;
+    const esewa = {
+      ESEWA_PRODUCT_CODE: "EPAYTEST",
+      ESEWA_SECRET_KEY: "8gBm/:&EnhH.1/q",
+      PUBLIC_URL: "https://bot.example.com",
+      HTTP_PORT: "8080",
+    };
+    expect(problemsOf({ ...(listed as object), ...esewa } as never)).toEqual([
+      expect.stringMatching(
+        /^FONEPAY_MERCHANT_CODE: required with PAYMENT_METHODS listing fonepay/,
+      ),
+      expect.stringMatching(/^FONEPAY_USERNAME: required with PAYMENT_METHODS listing fonepay/),
+      expect.stringMatching(/^FONEPAY_PASSWORD: required with PAYMENT_METHODS listing fonepay/),
+      expect.stringMatching(/^FONEPAY_SECRET_KEY: required with PAYMENT_METHODS listing fonepay/),
+      expect.stringMatching(/^FONEPAY_API_URL: required with PAYMENT_METHODS listing fonepay/),
+    ]);
+    const fonepay = {
+      ...(listed as object),
+      ...esewa,
+      FONEPAY_MERCHANT_CODE: "fonepay123",
+      FONEPAY_USERNAME: "bijayk",
+      FONEPAY_PASSWORD: "fonepay-password-config",
+      FONEPAY_SECRET_KEY: "fonepay-secret-config",
+      FONEPAY_API_URL: "https://uat-new-merchant-api.fonepay.com/api/",
+    } as Record<string, string>;
+    const wrong = problemsOf({
+      ...fonepay,
+      CURRENCY: "USD",
+      FONEPAY_API_URL: "ftp://fonepay-secret-config",
+      FONEPAY_MERCHANT_CODE: "has spaces fonepay-password-config",
+      FONEPAY_SIGNATURE_CASE: "mixed",
+    });
+    expect(wrong).toEqual([
+      "FONEPAY_MERCHANT_CODE: must be Fonepay's merchant code: letters, digits, _ or -",
+      "FONEPAY_API_URL: must be an https:// URL (http:// only for localhost, 127.0.0.1 or ::1)",
+      "FONEPAY_SIGNATURE_CASE: must be lower or upper",
+    ]);
+    // Review of #39, finding 12: the username and password travel in every body: never over
+    // plain http but to a sandbox on this machine.
+    expect(
+      problemsOf({ ...fonepay, FONEPAY_API_URL: "http://merchantapi.fonepay.com/api" }),
+    ).toEqual([
+      "FONEPAY_API_URL: must be an https:// URL (http:// only for localhost, 127.0.0.1 or ::1)",
+    ]);
+    expect(() =>
+      loadConfig({ ...fonepay, FONEPAY_API_URL: "http://127.0.0.1:9/api" }),
+    ).not.toThrow();
+    expect(wrong.join("\n")).not.toMatch(/fonepay-(secret|password)-config/);
+    expect(problemsOf({ ...fonepay, CURRENCY: "USD" })).toEqual([
+      "CURRENCY: USD: eSewa takes NPR only",
+      "CURRENCY: USD: Fonepay takes NPR only",
+    ]);
+    const config = loadConfig(fonepay);
+    expect(config.payment?.methods.map((method) => method.method)).toEqual(["esewa", "fonepay"]);
+    expect(config.payment?.methods[1]).toEqual({
+      method: "fonepay",
+      merchantCode: "fonepay123",
+      username: "bijayk",
+      password: "fonepay-password-config",
+      secretKey: "fonepay-secret-config",
+      apiUrl: "https://uat-new-merchant-api.fonepay.com/api",
+      signatureCase: "lower",
+      offerMs: 60 * 60_000,
+    });
+    // FONEPAY_OFFER_MINUTES: how long a QR is taken to stay payable (review of #39, finding 5).
+    expect(
+      loadConfig({ ...fonepay, FONEPAY_OFFER_MINUTES: "180" }).payment?.methods.find(
+        (method) => method.method === "fonepay",
+      ),
+    ).toMatchObject({ offerMs: 180 * 60_000 });
+    expect(problemsOf({ ...fonepay, FONEPAY_OFFER_MINUTES: "0" })).toEqual([
+      expect.stringMatching(/^FONEPAY_OFFER_MINUTES: /),
+    ]);
+    expect(config.secrets).toEqual(
+      expect.arrayContaining(["fonepay-password-config", "fonepay-secret-config"]),
+    );
+    // Not listed: its variables are not needed, and nothing of it is built.
+    expect(loadConfig({ ...valid, PAYMENT_MODE: "esewa", ...esewa }).payment?.methods).toHaveLength(
+      1,
+    );
+  });
+
   it("with telegram payments, names each missing or wrong variable and keeps the token out", () => {
     const telegram = { ...valid, PAYMENT_MODE: "telegram" };
     expect(problemsOf(telegram)).toEqual([
@@ -289,6 +392,9 @@ describe("loadConfig", () => {
       minorDigits: 0,
       windowMs: 60_000,
       checkMs: 10_000,
+      // The last minute by default, but never more than a quarter of a short window.
+      closingMs: 15_000,
+      graceMs: 300_000,
     });
     // Nobody is turned away when everyone pays.
     expect(config.topupUsers).toBe("everyone");
@@ -337,7 +443,7 @@ describe("loadConfig", () => {
 
     it("refuses an unknown or repeated method", () => {
       const message =
-        "PAYMENT_METHODS: must be a comma-separated list of telegram, khalti, esewa, each once";
+        "PAYMENT_METHODS: must be a comma-separated list of telegram, khalti, esewa, fonepay, each once";
       expect(problemsOf({ ...both, PAYMENT_METHODS: "telegram,paypal" })).toEqual([message]);
       expect(problemsOf({ ...both, PAYMENT_METHODS: "khalti,khalti" })).toEqual([message]);
       expect(problemsOf({ ...both, PAYMENT_METHODS: "telegram," })).toEqual([message]);
@@ -528,6 +634,7 @@ describe("the secrets the logger scrubs", () => {
       ESEWA_SECRET_KEY: "esewa-secret-config",
       WEBHOOK_URL: "https://bot.example.com/telegram",
       WEBHOOK_SECRET: "hook_secret_config_of_32_characters",
+      PAYMENT_JOURNAL_KEY: "journal-key-config-of-32-characters",
     };
     expect(loadConfig(all).secrets).toEqual([
       valid.BOT_TOKEN,
@@ -536,7 +643,14 @@ describe("the secrets the logger scrubs", () => {
       all.KHALTI_SECRET_KEY,
       all.ESEWA_SECRET_KEY,
       all.WEBHOOK_SECRET,
+      all.PAYMENT_JOURNAL_KEY,
     ]);
+  });
+
+  it("a journal key too short to be one is refused, without echoing it", () => {
+    const problems = problemsOf({ ...valid, PAYMENT_JOURNAL_KEY: "short-journal-key" });
+    expect(problems).toEqual(["PAYMENT_JOURNAL_KEY: must be at least 32 characters"]);
+    expect(problems.join("\n")).not.toContain("short-journal-key");
   });
 
   it("include the passwords in DATABASE_URL and REDIS_URL, also for `npm run migrate`", () => {

@@ -75,6 +75,26 @@ describe("the daily reconciliation's comparison", () => {
     });
     expect(kinds(refundedInLedger, [paid()], [])).toEqual(["refunded-ledger-only"]);
   });
+  it("given back in part outside the bot, as recorded: the rest owed until refunded", () => {
+    const part = (refunded: boolean) =>
+      ledger({
+        phase: "unpaid",
+        payments: [
+          {
+            system: "khalti",
+            id: "pidx1",
+            amountMinor: 50000n,
+            refunded,
+            recorded: true,
+            refundedInPart: true,
+          },
+        ],
+      });
+    const [finding] = compare(part(false), [paid({ refunded: true })], []);
+    expect(finding).toMatchObject({ kind: "rest-owed", ledgerMinor: 50000n });
+    expect(finding?.nextStep).toContain("refund the rest");
+    expect(kinds(part(true), [paid({ refunded: true })], [])).toEqual([]);
+  });
   it("a provider transaction for a purchase not charged or refunded", () => {
     expect(kinds(ledger({ phase: "not-charged" }), [paid()], [executed()])).toEqual([
       "provider-charged-unexpectedly",
@@ -117,6 +137,34 @@ describe("the daily reconciliation's comparison", () => {
       ["not-asked", "khalti:pidx1"],
       ["not-asked", "provider:c1"],
     ]);
+  });
+});
+
+describe("the provider's transaction beside each checkout", () => {
+  it("is named in every finding: executed, not executed, not asked, and the ledger's own", () => {
+    const side = ledger({ phase: "paid", checkoutIds: ["c1", "c2", "c3"], txnId: "T-LEDGER" });
+    const findings = compare(
+      side,
+      [paid()],
+      [
+        executed({ executed: false }),
+        executed({ checkoutId: "c2", executed: false }),
+        { asked: false, checkoutId: "c3" },
+      ],
+    );
+    expect(findings.map((f) => f.kind)).toEqual(["not-asked", "paid-not-settled"]);
+    for (const finding of findings) {
+      expect(finding.providerTxns).toBe("c1=none c2=none c3=? ledger=T-LEDGER");
+    }
+    const charged = compare(
+      ledger({ txnId: "T9" }),
+      [paid({ amountMinor: 1n })],
+      [executed({ txnId: "T9" })],
+    );
+    expect(charged.map((f) => [f.kind, f.providerTxns])).toEqual([["amount-differs", "c1=T9"]]);
+    // Executed without a transaction id stated: said so, never left out.
+    const [unstated] = compare(ledger({ phase: "not-charged" }), [paid()], [executed()]);
+    expect(unstated?.providerTxns).toBe("c1=?");
   });
 });
 

@@ -2,7 +2,7 @@
 // what each page asks the payment service, and what it shows.
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { EsewaCheckout } from "../../src/adapters/payments/esewa.js";
+import { EsewaCheckout } from "../../src/adapters/payments/esewa/esewa.js";
 import { esewaPages } from "../../src/bot/features/payments/esewa-pages.js";
 import type { PaymentPage } from "../../src/bot/features/payments/payment-pages.js";
 import { Translator } from "../../src/bot/shared/i18n.js";
@@ -15,15 +15,22 @@ const KEY = "8gBm/:&EnhH.1/q";
 const UUID = "a1b2c3d4e5-3-0f0e0d0c";
 const BASE = "https://bot.example.com";
 
-function setUp(purchase: Purchase, outcome: CheckOutcome = "waiting") {
+const OFFER_MS = 3_600_000;
+
+function setUp(purchase: Purchase, outcome: CheckOutcome = "waiting", keeps = true) {
   const checks: string[] = [];
   const looked: string[] = [];
+  const kept: string[] = [];
   let clock = 0;
   const pages = esewaPages({
     ledger: {
       byOffer: async (method, handle) => {
         looked.push(`${method}:${handle}`);
         return method === "esewa" && handle === UUID ? purchase : null;
+      },
+      keepOfferUntil: async (offer, until) => {
+        if (!keeps) throw new Error("the ledger is away");
+        kept.push(`${offer.purchaseId}:${offer.method}:${offer.handle}:${until}`);
       },
     },
     payments: {
@@ -44,8 +51,8 @@ function setUp(purchase: Purchase, outcome: CheckOutcome = "waiting") {
     }),
     i18n: new Translator(),
     formatter: (locale) => new ValueFormatter(locale, "UTC", "NPR"),
-    botUsername: () => "topup_bot",
-    lookupIntervalMs: 1_000,
+    chatLink: () => "https://t.me/topup_bot",
+    offerMs: OFFER_MS,
     now: () => clock,
   });
   const open = (path: string) => {
@@ -56,7 +63,7 @@ function setUp(purchase: Purchase, outcome: CheckOutcome = "waiting") {
     if (!page) throw new Error(`no page for ${path}`);
     return page.render(url.searchParams, url.pathname);
   };
-  return { open, checks, looked, tick: (ms: number) => (clock += ms) };
+  return { open, checks, looked, kept, tick: (ms: number) => (clock += ms) };
 }
 
 const awaiting = () =>
@@ -103,11 +110,38 @@ describe("eSewa's pages", () => {
     expect(checks).toEqual([]);
   });
 
+  it("each form served keeps the offer watched ESEWA_OFFER_MINUTES from then; unwritable, no form", async () => {
+    const { open, kept, tick } = setUp(awaiting());
+    await open(`/pay/esewa/${UUID}`);
+    tick(120_000);
+    await open(`/pay/esewa/${UUID}`);
+    expect(kept).toEqual([
+      `a1b2c3d4e5-3:esewa:${UUID}:${OFFER_MS}`,
+      `a1b2c3d4e5-3:esewa:${UUID}:${120_000 + OFFER_MS}`,
+    ]);
+    const away = setUp(awaiting(), "waiting", false);
+    const page = await away.open(`/pay/esewa/${UUID}`);
+    expect(page.status).toBe(503);
+    expect(page.html).not.toContain("<form");
+    expect(page.html).toContain("केही पनि काटिएको छैन");
+  });
+
+  it("a page of an offer whose payment pays for nothing says it is refunded, not 'nothing charged'", async () => {
+    const purchase = awaiting();
+    purchase.phase = "unpaid";
+    const { open, checks } = setUp(purchase, "refund");
+    const { html } = await open(`/pay/esewa/failure/${UUID}`);
+    expect(checks).toEqual(["a1b2c3d4e5-3"]);
+    expect(html).toContain("फिर्ता गरिनेछ");
+    expect(html).not.toContain("केही पनि काटिएको छैन");
+  });
+
   it("the pay page of a purchase no longer waiting, or past its window, has no form", async () => {
     const purchase = awaiting();
     purchase.phase = "unpaid";
     const { open } = setUp(purchase, "ended");
-    const { html } = await open(`/pay/esewa/${UUID}`);
+    const { html, status } = await open(`/pay/esewa/${UUID}`);
+    expect(status).toBe(200);
     expect(html).not.toContain("<form");
     const late = awaiting();
     if (late.payment) late.payment.expiresAt = 500;
@@ -147,14 +181,15 @@ describe("eSewa's pages", () => {
     expect(looked).toEqual([]);
   });
 
-  it("a valid data, or the failure URL, runs the status check once an interval and shows it", async () => {
-    const { open, checks, tick } = setUp(awaiting(), "pending");
+  it("a valid data, or the failure URL, runs the status check of its offer and shows it", async () => {
+    // eSewa's PENDING: started there and not finished, said as such (not "processing").
+    const { open, checks } = setUp(awaiting(), "unfinished");
     const first = await open(`/pay/esewa/success?data=${data(paid)}`);
     expect(first.status).toBe(200);
-    expect(first.html).toContain("इसेवाले तपाईंको भुक्तानी अझै प्रक्रिया गर्दैछ");
-    await open(`/pay/esewa/failure/${UUID}`);
-    expect(checks).toEqual(["a1b2c3d4e5-3"]);
-    tick(1_000);
+    expect(first.html).toContain("इसेवा भन्छ कि तपाईंको भुक्तानी सुरु भयो तर पूरा भएन");
+    expect(first.html).not.toContain("प्रक्रिया गर्दैछ");
+    // Each load asks the service, which asks eSewa at most once an interval per offer
+    // (PaymentService.checkOffer; the throttle: check-throttle.test.ts).
     await open(`/pay/esewa/failure/${UUID}`);
     expect(checks).toEqual(["a1b2c3d4e5-3", "a1b2c3d4e5-3"]);
   });

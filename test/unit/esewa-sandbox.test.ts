@@ -9,7 +9,7 @@ import {
   type EsewaForm,
   esewaForm,
   verifyEsewaRedirect,
-} from "../../src/adapters/payments/esewa-signature.js";
+} from "../../src/adapters/payments/esewa/esewa-signature.js";
 import {
   createEsewaSandbox,
   ESEWA_STATUSES,
@@ -278,6 +278,41 @@ describe("the payment page", () => {
     expect(html).not.toContain("<script");
   });
 
+  it("looks like eSewa's, says it is a sandbox, and leads back to Telegram only when told where", async () => {
+    const { page } = await submitted("65.5");
+    const html = await (await fetch(page)).text();
+    expect(html).toContain("--brand: #41a124;");
+    expect(html).toContain('<span class="logo">eSewa</span>');
+    expect(html).toContain("<b>Test mode</b> · the eSewa sandbox: no real money moves");
+    expect(html).toContain('<b class="merchant-code">EPAYTEST</b>');
+    expect(html).toMatch(/<p class="amount">.*Total:.* NPR 65\.50<\/p>/);
+    expect(html).not.toContain("Back to Telegram");
+    // Run by the playground: every page, the closed and unknown ones too, leads to its chat.
+    const chatUrl = "http://127.0.0.1:3000/t.me/topup_playground_bot";
+    const played = await createEsewaSandbox({ ...OPTIONS, chatUrl });
+    try {
+      const postTo = async (uuid: string) => {
+        const response = await post({ ...esewaForm(MERCHANT, "100", uuid) }, played.formUrl);
+        return new URL(response.headers.get("location") ?? "", played.url);
+      };
+      const open = await postTo(newUuid());
+      const paidUuid = newUuid();
+      const paid = await postTo(paidUuid);
+      played.pay(paidUuid);
+      for (const [url, status] of [
+        [open, 200],
+        [paid, 409],
+        [new URL("/pay/unknown", played.url), 404],
+      ] as const) {
+        const answer = await fetch(url);
+        expect(answer.status).toBe(status);
+        expect(await answer.text()).toContain(`<a href="${chatUrl}">← Back to Telegram</a>`);
+      }
+    } finally {
+      await played.close();
+    }
+  });
+
   it("Pay: COMPLETE, and success_url with data that verifies with the bot's module", async () => {
     const { uuid, page } = await submitted("1000");
     const where = location(await press(page, "Pay"));
@@ -499,7 +534,42 @@ describe("options", () => {
     }
   });
 
+  it("sessionSeconds: a form left unpaid that long after its last post expires, a paid one does not", async () => {
+    let clock = START.getTime();
+    const timed = await createEsewaSandbox({ now: () => new Date(clock), sessionSeconds: 600 });
+    try {
+      const late = newUuid();
+      const paid = newUuid();
+      await post({ ...esewaForm(MERCHANT, "1000", late) }, timed.formUrl);
+      await post({ ...esewaForm(MERCHANT, "1000", paid) }, timed.formUrl);
+      clock += 599_000;
+      timed.pay(paid);
+      // Posted again just before its session ends: the session starts again.
+      await post({ ...esewaForm(MERCHANT, "1000", late) }, timed.formUrl);
+      clock += 599_000;
+      expect(timed.payment(late)?.status).toBe("INITIATED");
+      clock += 1_000;
+      expect(timed.payment(late)?.status).toBe("NOT_FOUND");
+      expect(() => timed.pay(late)).toThrow(/NOT_FOUND/);
+      const page = await fetch(`${timed.url}/pay/${late}`);
+      expect(page.status).toBe(410);
+      expect(await page.text()).toContain("session has expired");
+      const query = `product_code=EPAYTEST&total_amount=1000&transaction_uuid=${late}`;
+      expect(await (await fetch(`${timed.statusUrl}?${query}`)).text()).toContain(
+        '"status":"NOT_FOUND"',
+      );
+      expect(timed.payment(paid)?.status).toBe("COMPLETE");
+      // Without the option a posted form stays payable however late (eSewa publishes no expiry).
+      const open = newUuid();
+      await post({ ...esewaForm(MERCHANT, "1000", open) });
+      expect(esewa.pay(open).status).toBe("COMPLETE");
+    } finally {
+      await timed.close();
+    }
+  });
+
   it("refuses an empty key, a product code with spaces and an unknown amount style", async () => {
+    await expect(createEsewaSandbox({ sessionSeconds: 0 })).rejects.toThrow(RangeError);
     await expect(createEsewaSandbox({ secretKey: "" })).rejects.toThrow(RangeError);
     await expect(createEsewaSandbox({ productCode: "EPAY TEST" })).rejects.toThrow(RangeError);
     await expect(createEsewaSandbox({ amountsAs: "float" as never })).rejects.toThrow(RangeError);
@@ -518,6 +588,18 @@ describe("faults", () => {
     expect(esewa.payment(uuid)?.status).toBe("COMPLETE");
     esewa.faults.clear();
     expect((await status(uuid)).body.status).toBe("COMPLETE");
+  });
+
+  it("statusAnyAmount answers COMPLETE for the payment's own amount whatever is asked, until cleared", async () => {
+    const { uuid } = await submitted("7");
+    const { refId } = esewa.pay(uuid);
+    expect((await status(uuid, "1000")).body.status).toBe("NOT_FOUND");
+    esewa.faults.statusAnyAmount(uuid);
+    const answer = await status(uuid, "1000");
+    expect(answer.text).toContain('"total_amount":7.0,');
+    expect(answer.body).toMatchObject({ status: "COMPLETE", total_amount: 7, ref_id: refId });
+    esewa.faults.clear();
+    expect((await status(uuid, "1000")).body.status).toBe("NOT_FOUND");
   });
 
   it.each([

@@ -12,7 +12,7 @@ import {
   FORM_SIGNED_FIELD_NAMES,
   isEsewaSignature,
   verifyEsewaRedirect,
-} from "../../src/adapters/payments/esewa-signature.js";
+} from "../../src/adapters/payments/esewa/esewa-signature.js";
 
 const KEY = "8gBm/:&EnhH.1/q";
 const MERCHANT: EsewaMerchant = {
@@ -148,6 +148,56 @@ describe("the form", () => {
     expect(isEsewaSignature(KEY, { a: "1" }, "a,b", hmac("a=1,b="))).toBe(false);
     expect(isEsewaSignature(KEY, { a: "1" }, "a", hmac("a=1"))).toBe(true);
     expect(isEsewaSignature(KEY, { a: "1" }, "a", "short")).toBe(false);
+  });
+});
+
+// eSewa's ePay v2 page (developer.esewa.com.np/pages/Epay-V2) publishes three signatures with
+// its test key. Two reproduce and are pinned here beside the independent HMAC; the one in its
+// "HMAC/SHA256" section does not, as ../shared/payments-reference.md warns: a correct
+// implementation (ours, and node:crypto computed here) gives another string, so the published
+// one is pinned as what a correct signer does NOT produce.
+describe("eSewa's published worked examples", () => {
+  it("the HMAC section's example does not reproduce: the published string is not a correct signature", () => {
+    const input = "total_amount=100,transaction_uuid=11-201-13,product_code=EPAYTEST";
+    const published = "4Ov7pCI1zIOdwtV2BRMUNjz1upIlT/COTxfLhWvVurE=";
+    const ours = esewaSignature(
+      KEY,
+      { total_amount: "100", transaction_uuid: "11-201-13", product_code: "EPAYTEST" },
+      FORM_SIGNED_FIELD_NAMES,
+    );
+    expect(ours).toBe(hmac(input));
+    expect(ours).toBe("5DZywcrTKD0gia/rsSMcrRHmJl+4Tbol6S+lWgdJ94E=");
+    expect(ours).not.toBe(published);
+    expect(
+      isEsewaSignature(
+        KEY,
+        { total_amount: "100", transaction_uuid: "11-201-13", product_code: "EPAYTEST" },
+        FORM_SIGNED_FIELD_NAMES,
+        published,
+      ),
+    ).toBe(false);
+  });
+
+  it("the sample form (amount 100, tax 10, total 110, uuid 241028) reproduces", () => {
+    const form = esewaForm(
+      {
+        ...MERCHANT,
+        successUrl: "https://developer.esewa.com.np/success",
+        failureUrl: "https://developer.esewa.com.np/failure",
+      },
+      "110",
+      "241028",
+    );
+    expect(form.signature).toBe(
+      hmac("total_amount=110,transaction_uuid=241028,product_code=EPAYTEST"),
+    );
+    expect(form.signature).toBe("i94zsd3oXF6ZsSr/kGqT4sSzYQzjj1W/waxjWyRwaME=");
+  });
+
+  it("the success redirect's decoded body (000AWEO, 1000.0) reproduces and verifies", () => {
+    const published = "62GcfZTmVkzhtUeh+QJ1AqiJrjoWWGof3U+eTPTZ7fA=";
+    expect(hmac(signedText(PAID))).toBe(published);
+    expect(verifyEsewaRedirect(KEY, dataOf(PAID, published))).toMatchObject({ ok: true });
   });
 });
 

@@ -6,11 +6,17 @@ import {
   type HttpServerOptions,
   type WebhookRejection,
 } from "../../src/adapters/http/server.js";
+import { until } from "../support/wait.js";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const SECRET = "s3cret_-X".repeat(4);
 /** Short limits, so that a late client is cut off within the test's seconds. */
-const LIMITS = { headersTimeoutMs: 300, requestTimeoutMs: 800, maxConnections: 100 };
+const LIMITS = {
+  headersTimeoutMs: 300,
+  requestTimeoutMs: 800,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 100,
+};
 
 /** The updates with `"paid": true` are answered only once handled. */
 const answersOnceHandled = (update: unknown) => (update as { paid?: boolean }).paid === true;
@@ -227,21 +233,144 @@ describe("HttpServer against slow and abusive clients", () => {
     }
   });
 
-  it("closes connections beyond the maximum", async () => {
-    const { port } = await listening({ maxConnections: 2 });
-    const held = [rawClient(port), rawClient(port)];
+  /** Raw clients, connected (the server has taken them in once the next one is). */
+  async function connected(port: number, count: number) {
+    const clients = Array.from({ length: count }, () => rawClient(port));
     await Promise.all(
-      held.map((client) => new Promise((resolve) => client.socket.once("connect", resolve))),
+      clients.map((client) => new Promise((resolve) => client.socket.once("connect", resolve))),
     );
-    await sleep(50);
-    const third = rawClient(port);
-    third.socket.write("GET /healthz HTTP/1.1\r\nHost: bot\r\n\r\n");
-    expect(await third.closed).toBeLessThan(500);
-    expect(third.received()).toBe("");
-    for (const client of held) client.socket.destroy();
-    await Promise.all(held.map((client) => client.closed));
-    await sleep(50);
+    return clients;
+  }
+
+  /** Webhook updates answered only once `release` is called; `started` counts them. */
+  function busyWebhook() {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const busy = {
+      started: 0,
+      release: () => release(),
+      webhook: {
+        path: "/hook",
+        secret: SECRET,
+        handle: () => {
+          busy.started++;
+          return released;
+        },
+        answerWithinMs: 200,
+        answersOnceHandled,
+      },
+    };
+    return busy;
+  }
+
+  const CONFIRMATION = `POST /hook HTTP/1.1\r\nHost: bot\r\nX-Telegram-Bot-Api-Secret-Token: ${SECRET}\r\nContent-Type: application/json\r\nContent-Length: 28\r\n\r\n{"update_id":1,"paid":true}\n`;
+  const HEALTH = "GET /healthz HTTP/1.1\r\nHost: bot\r\n\r\n";
+  const answered = (client: { received(): string }) =>
+    until(() => client.received().startsWith("HTTP/1.1 200"), 2_000);
+
+  it("at its cap closes the least recently active idle connection for a new one, never a busy one", async () => {
+    const busy = busyWebhook();
+    const { port } = await listening({ maxConnections: 3, webhook: busy.webhook });
+    const [first, second, third] = await connected(port, 3);
+    if (!first || !second || !third) throw new Error("not connected");
+    // The first turns busy; the second and third stay idle (the second the older).
+    first.socket.write(CONFIRMATION);
+    await until(() => busy.started === 1, 1_000);
+    const [fourth] = await connected(port, 1);
+    if (!fourth) throw new Error("not connected");
+    fourth.socket.write(HEALTH);
+    await answered(fourth);
+    await second.closed;
+    expect(third.socket.destroyed).toBe(false);
+    expect(first.socket.destroyed).toBe(false);
+    busy.release();
+    await answered(first);
+    for (const client of [first, third, fourth]) client.socket.destroy();
+  });
+
+  it("refuses a new connection only when every connection in the way is busy", async () => {
+    const busy = busyWebhook();
+    const { port } = await listening({ maxConnections: 2, webhook: busy.webhook });
+    const held = await connected(port, 2);
+    for (const client of held) client.socket.write(CONFIRMATION);
+    await until(() => busy.started === 2, 1_000);
+    const refused = rawClient(port);
+    refused.socket.write(HEALTH);
+    expect(await refused.closed).toBeLessThan(500);
+    expect(refused.received()).toBe("");
+    busy.release();
+    for (const client of held) {
+      await answered(client);
+      client.socket.destroy();
+    }
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+
+  it("keeps one client address within its share the same way", async () => {
+    const busy = busyWebhook();
+    const { port } = await listening({ maxConnectionsPerClient: 2, webhook: busy.webhook });
+    const [first, second] = await connected(port, 2);
+    if (!first || !second) throw new Error("not connected");
+    first.socket.write(CONFIRMATION);
+    await until(() => busy.started === 1, 1_000);
+    // The address's idle connection makes room; its busy one is kept.
+    const [third] = await connected(port, 1);
+    if (!third) throw new Error("not connected");
+    await second.closed;
+    expect(first.socket.destroyed).toBe(false);
+    third.socket.write(CONFIRMATION);
+    await until(() => busy.started === 2, 1_000);
+    // Both of the address's connections are busy now: the next one is refused.
+    const refused = rawClient(port);
+    expect(await refused.closed).toBeLessThan(500);
+    expect(refused.received()).toBe("");
+    busy.release();
+    for (const client of [first, third]) {
+      await answered(client);
+      client.socket.destroy();
+    }
+  });
+
+  it("closes an idle keep-alive connection after the keep-alive timeout, and a silent one after the headers timeout", async () => {
+    const { port } = await listening({ keepAliveTimeoutMs: 200 });
+    const kept = rawClient(port);
+    kept.socket.write(HEALTH);
+    const silent = rawClient(port);
+    expect(await kept.closed).toBeLessThan(1_500);
+    expect(kept.received()).toMatch(/^HTTP\/1\.1 200[\s\S]*keep-alive/i);
+    expect(await silent.closed).toBeLessThan(1_500);
+    expect(silent.received()).toMatch(/^(HTTP\/1\.1 408|$)/);
+  });
+
+  it("answers a webhook and a page with 1,000 idle keep-alive connections open", async () => {
+    const handled: unknown[] = [];
+    const page = { path: "/page", render: async () => ({ status: 200, html: "<p>hi</p>" }) };
+    const server = await listening({
+      // Time enough for a thousand connections to send their request on a busy machine.
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 10_000,
+      maxConnections: 1_000,
+      maxConnectionsPerClient: 1_000,
+      pages: [page],
+      webhook: {
+        path: "/hook",
+        secret: SECRET,
+        handle: async (update) => void handled.push(update),
+        answerWithinMs: 200,
+        answersOnceHandled,
+      },
+    });
+    const idle = await connected(server.port, 1_000);
+    for (const client of idle) client.socket.write(HEALTH);
+    await until(() => idle.every((client) => client.received().includes("ok")), 10_000);
+    expect((await post(server, '{"update_id":7}')).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${server.port}/page`)).status).toBe(200);
+    expect(handled).toEqual([{ update_id: 7 }]);
+    // Room was made by closing idle ones, never by refusing.
+    await until(() => idle.some((client) => client.socket.destroyed), 2_000);
+    for (const client of idle) client.socket.destroy();
   });
 
   it("serves /metrics only when told, and with a token only to its bearer", async () => {
@@ -284,5 +413,56 @@ describe("HttpServer against slow and abusive clients", () => {
       expect(answer.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     }
     expect(answers[3]?.headers.get("retry-after")).toMatch(/^\d+$/);
+  });
+
+  it("pages: styles from the server's own stylesheet only, no inline style, no script", async () => {
+    const page = { path: "/page", render: async () => ({ status: 200, html: "<p>hi</p>" }) };
+    const form = { ...page, path: "/form", formAction: "https://pay.example" };
+    const { port } = await listening({ pages: [page, form] });
+    for (const path of ["/page", "/form"]) {
+      const csp = (await fetch(`http://127.0.0.1:${port}${path}`)).headers.get(
+        "content-security-policy",
+      );
+      const directives = (csp ?? "").split(";").map((directive) => directive.trim());
+      expect(directives).toContain("default-src 'none'");
+      expect(directives).toContain("style-src 'self'");
+      expect(csp).not.toContain("unsafe-inline");
+      expect(csp).not.toContain("script-src");
+    }
+  });
+
+  it("the stylesheet: served as CSS with the pages' headers, kept a day, outside the pages' limit", async () => {
+    let rendered = 0;
+    const page = {
+      path: "/page",
+      render: async () => {
+        rendered++;
+        return { status: 200, html: "<p>hi</p>" };
+      },
+    };
+    const css = "body { color: black; }\n";
+    const { port } = await listening({
+      pages: [page],
+      pagesPerClientPerMinute: 1,
+      stylesheet: { path: "/pay/style.css", css },
+    });
+    const url = `http://127.0.0.1:${port}/pay/style.css`;
+    for (let i = 0; i < 3; i++) {
+      const answer = await fetch(`${url}?v=${i}`);
+      expect(answer.status).toBe(200);
+      expect(await answer.text()).toBe(css);
+      expect(answer.headers.get("content-type")).toBe("text/css; charset=utf-8");
+      expect(answer.headers.get("cache-control")).toBe("public, max-age=86400");
+      expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(answer.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(answer.headers.get("content-security-policy")).toContain("default-src 'none'");
+    }
+    expect((await fetch(url, { method: "HEAD" })).status).toBe(200);
+    expect((await fetch(url, { method: "POST" })).status).toBe(405);
+    expect((await fetch(`http://127.0.0.1:${port}/pay/other.css`)).status).toBe(404);
+    // The stylesheet took nothing of the client's one page a minute.
+    expect((await fetch(`http://127.0.0.1:${port}/page`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/page`)).status).toBe(429);
+    expect(rendered).toBe(1);
   });
 });

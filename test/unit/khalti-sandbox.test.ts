@@ -89,16 +89,24 @@ const refund = (transactionId: string, body?: unknown) =>
   post(`/api/merchant-transaction/${transactionId}/refund/`, body);
 
 /** Opens payment_url and submits its form for `button` as a browser would, not following. */
-async function press(paymentUrl: string, button: "Pay" | "Cancel"): Promise<Response> {
+async function press(
+  paymentUrl: string,
+  button: "Pay" | "Pay by bank" | "Cancel",
+): Promise<Response> {
   const page = await fetch(paymentUrl);
   expect(page.status).toBe(200);
   const html = await page.text();
-  const form = new RegExp(`<form method="post" action="([^"]+)"><button[^>]*>${button}<`);
-  const action = form.exec(html)?.[1];
+  const form = new RegExp(
+    `<form method="post" action="([^"]+)">((?:<input[^>]*>)*)<button[^>]*>${button}<`,
+  );
+  const [, action, inputs = ""] = form.exec(html) ?? [];
   if (!action) throw new Error(`No ${button} form in ${html}`);
+  const fields = [...inputs.matchAll(/name="([^"]*)" value="([^"]*)"/g)].map(
+    ([, name = "", value = ""]): [string, string] => [name, value],
+  );
   return fetch(new URL(action, paymentUrl), {
     method: "POST",
-    body: new URLSearchParams(),
+    body: new URLSearchParams(fields),
     redirect: "manual",
   });
 }
@@ -252,6 +260,43 @@ describe("the payment page", () => {
     expect(html).toMatch(/<button[^>]*>Cancel</);
   });
 
+  it("looks like Khalti's, says it is a sandbox, and leads back to Telegram only when told where", async () => {
+    const { payment_url } = await initiate();
+    const html = await (await fetch(payment_url)).text();
+    expect(html).toContain("--brand: #5c2d91;");
+    expect(html).toContain('<span class="logo">Khalti</span>');
+    expect(html).toContain("<b>Test mode</b> · the Khalti sandbox: no real money moves");
+    expect(html).toContain('<p class="amount">NPR 123.45</p>');
+    expect(html).not.toMatch(/Back to Telegram|<script/);
+    // Run by the playground: every page, the closed and unknown ones too, leads to its chat.
+    const chatUrl = "http://127.0.0.1:3000/t.me/topup_playground_bot";
+    const played = await createKhaltiSandbox({ ...OPTIONS, chatUrl });
+    try {
+      const initiated = async () => {
+        const answer = await fetch(`${played.url}/api/v2/epayment/initiate/`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Key ${KEY}` },
+          body: JSON.stringify(ORDER),
+        });
+        return (await answer.json()) as { payment_url: string; pidx: string };
+      };
+      const open = await initiated();
+      const paid = await initiated();
+      played.pay(paid.pidx);
+      for (const [url, status] of [
+        [open.payment_url, 200],
+        [paid.payment_url, 409],
+        [`${played.url}/pay/unknown`, 404],
+      ] as const) {
+        const page = await fetch(url);
+        expect(page.status).toBe(status);
+        expect(await page.text()).toContain(`<a href="${chatUrl}">← Back to Telegram</a>`);
+      }
+    } finally {
+      await played.close();
+    }
+  });
+
   it("Pay completes the payment and sends the browser back with Khalti's parameters", async () => {
     const { pidx, payment_url } = await initiate();
     const location = returned(await press(payment_url, "Pay"));
@@ -275,6 +320,30 @@ describe("the payment page", () => {
     const again = await fetch(payment_url);
     expect(again.status).toBe(409);
     expect(await again.text()).toContain("already been paid");
+  });
+
+  it("Pay by bank: a bank payment through the buyer's Khalti account, its mobile masked unless revealed", async () => {
+    const first = await initiate();
+    const masked = returned(await press(first.payment_url, "Pay by bank"));
+    expect(masked.searchParams.get("mobile")).toBe("98XXXXX001");
+    expect(khalti.payment(first.pidx)).toMatchObject({
+      status: "Completed",
+      paidBy: "bank",
+      payerMobile: "9800000001",
+      mobile: "98XXXXX001",
+    });
+    // A browser of the test's own: another account, the mobile complete in the redirect.
+    const second = await initiate();
+    const revealed = await fetch(`${khalti.url}/pay/${second.pidx}/confirm`, {
+      method: "POST",
+      body: new URLSearchParams({ paid_by: "bank", mobile: "9800000003", reveal_mobile: "yes" }),
+      redirect: "manual",
+    });
+    expect(returned(revealed).searchParams.get("mobile")).toBe("9800000003");
+    expect(khalti.payment(second.pidx)).toMatchObject({ paidBy: "bank", mobile: "9800000003" });
+    const wallet = await initiate();
+    returned(await press(wallet.payment_url, "Pay"));
+    expect(khalti.payment(wallet.pidx)).toMatchObject({ paidBy: "wallet" });
   });
 
   it("Cancel sends the browser back with status User canceled and no transaction", async () => {
@@ -356,6 +425,20 @@ describe("lookup", () => {
     expect(await lookup(expired.pidx)).toMatchObject({ status: 400, body: { status: "Expired" } });
   });
 
+  it("reports Failed (final) with HTTP 400 and the same body; the page says it failed", async () => {
+    const { pidx, payment_url } = await initiate();
+    expect(khalti.fail(pidx)).toMatchObject({ status: "Failed", transactionId: null });
+    expect(await lookup(pidx)).toMatchObject({
+      status: 400,
+      body: { pidx, status: "Failed", transaction_id: null, refunded: false },
+    });
+    const page = await fetch(payment_url);
+    expect(page.status).toBe(409);
+    expect(await page.text()).toContain("has failed");
+    expect(() => khalti.pay(pidx)).toThrow(/it is Failed/);
+    expect(() => khalti.fail(pidx)).toThrow(/it is Failed/);
+  });
+
   it("turns an Initiated payment Expired once its time is up, not before", async () => {
     const { pidx } = await initiate();
     advance(1799);
@@ -412,6 +495,25 @@ describe("refund", () => {
     expect(khalti.payment(pidx)).toMatchObject({ status: "Refunded", refundedAmount: 12345 });
   });
 
+  it("refunds a bank payment only with its payer's mobile: a field error on mobile otherwise", async () => {
+    const { pidx } = await initiate();
+    const { transactionId } = khalti.pay(pidx, { paidBy: "bank", mobile: "9800000002" });
+    const id = transactionId ?? "";
+    expect(await refund(id)).toEqual({
+      status: 400,
+      body: { mobile: ["This field is required."], error_key: "validation_error" },
+    });
+    const other = await refund(id, { mobile: "9800000001" });
+    expect(other).toMatchObject({ status: 400, body: { error_key: "validation_error" } });
+    expect(other.body.mobile).toEqual([expect.stringMatching(/not the Khalti account/)]);
+    expect(khalti.payment(pidx)).toMatchObject({ status: "Completed", refunded: false });
+    expect(await refund(id, { mobile: "9800000002" })).toEqual({
+      status: 200,
+      body: { detail: "Transaction refund successful." },
+    });
+    expect(khalti.payment(pidx)).toMatchObject({ status: "Refunded", refunded: true });
+  });
+
   it("refuses an unknown or unpaid transaction, and a wrong key", async () => {
     const { pidx } = await initiate();
     expect(await refund("NoSuchTransaction")).toEqual({
@@ -449,6 +551,26 @@ describe("handle.pay: a browser that never returns", () => {
     expect(() => khalti.cancel(pidx)).toThrow(/it is Completed/);
     const other = await initiate();
     expect(() => khalti.pay(other.pidx, { amount: 1.5 })).toThrow(RangeError);
+  });
+
+  it("refundOutside refunds from the dashboard (no mobile asked): part, then the rest", async () => {
+    const { pidx } = await initiate();
+    khalti.pay(pidx, { paidBy: "bank" });
+    expect(khalti.refundOutside(pidx, { amount: 2345 })).toMatchObject({
+      status: "Partially Refunded",
+      refundedAmount: 2345,
+      refunded: true,
+    });
+    expect((await lookup(pidx)).body).toMatchObject({
+      status: "Partially Refunded",
+      total_amount: 12345,
+      refunded: true,
+    });
+    expect(khalti.refundOutside(pidx)).toMatchObject({ status: "Refunded", refundedAmount: 12345 });
+    expect(() => khalti.refundOutside(pidx)).toThrow(/already been refunded/);
+    const unpaid = await initiate();
+    expect(() => khalti.refundOutside(unpaid.pidx)).toThrow(/Cannot refund/);
+    expect(() => khalti.refundOutside("NoSuchPidx")).toThrow(/Unknown pidx/);
   });
 
   it("hands out snapshots, not its own state", async () => {
@@ -518,6 +640,17 @@ describe("faults", () => {
     expect((await refund(transactionId)).status).toBe(400);
   });
 
+  it("refundFails drop closes the connection with no answer, after the refund or before it", async () => {
+    const after = await paid();
+    khalti.faults.refundFails(1, { afterEffect: true, how: "drop" });
+    await expect(refund(after.transactionId)).rejects.toThrow();
+    expect(khalti.payment(after.pidx)?.status).toBe("Refunded");
+    const before = await paid();
+    khalti.faults.refundFails(1, { how: "drop" });
+    await expect(refund(before.transactionId)).rejects.toThrow();
+    expect(khalti.payment(before.pidx)?.status).toBe("Completed");
+  });
+
   it("refuses a count that is not a positive integer", () => {
     expect(() => khalti.faults.lookupFails(0)).toThrow(RangeError);
     expect(() => khalti.faults.refundFails(1.5)).toThrow(RangeError);
@@ -542,6 +675,25 @@ describe("the control API", () => {
     expect(await paidOver.json()).toMatchObject({ status: "Completed", totalAmount: 2000 });
     expect((await control("POST", `payments/${pidx}/cancel`)).status).toBe(409);
     expect((await control("POST", "payments/NoSuchPidx/expire")).status).toBe(404);
+    const failing = await initiate();
+    expect(await (await control("POST", `payments/${failing.pidx}/fail`)).json()).toMatchObject({
+      status: "Failed",
+    });
+    const bank = await initiate();
+    const byBank = { paidBy: "bank", mobile: "9800000004", revealMobile: true };
+    expect(await (await control("POST", `payments/${bank.pidx}/pay`, byBank)).json()).toMatchObject(
+      {
+        paidBy: "bank",
+        payerMobile: "9800000004",
+        mobile: "9800000004",
+      },
+    );
+    expect((await control("POST", `payments/${bank.pidx}/pay`, { paidBy: "card" })).status).toBe(
+      400,
+    );
+    const part = await control("POST", `payments/${bank.pidx}/refund`, { amount: 1000 });
+    expect(await part.json()).toMatchObject({ status: "Partially Refunded" });
+    expect((await control("POST", `payments/${failing.pidx}/refund`)).status).toBe(409);
 
     const how: LookupFailure = "http-500";
     const lookupFault = { fault: "lookup-fails", times: 1, how };
@@ -553,7 +705,7 @@ describe("the control API", () => {
     expect((await refund(transactionId)).status).toBe(500);
 
     const payments = (await (await control("GET", "payments")).json()) as { status: string }[];
-    expect(payments.map((p) => p.status)).toEqual(["Refunded"]);
+    expect(payments.map((p) => p.status)).toEqual(["Refunded", "Failed", "Partially Refunded"]);
     const requests = (await (await control("GET", "requests")).json()) as unknown[];
     expect(requests).toHaveLength(khalti.calls.requests.length);
   });

@@ -25,6 +25,7 @@ describe("the log scan", () => {
         '{"url":"http://x/bot9:tok-en/sendMessage"}',
         '{"update":{"from":{"id":5,"first_name":"Po"}}}',
         '{"reason":"Failing row contains (9841000001)"}',
+        '{"query":"mobile=9800000001&pidx=x"}',
       ].join("\n"),
       "b.test.ts.2.1.in-process.log": '{"who":"Seán O\'Brien <Ltd> & Sons","s":"hook_s"}\n',
       "ignored.txt": "9841000001",
@@ -35,15 +36,16 @@ describe("the log scan", () => {
         { kind: "BOT_TOKEN", file: "a.test.ts.1.1.process.log", line: 2 },
         { kind: 'a "first_name" field', file: "a.test.ts.1.1.process.log", line: 3 },
         { kind: "customer 1000001's phone number", file: "a.test.ts.1.1.process.log", line: 4 },
+        { kind: "a payer's mobile number", file: "a.test.ts.1.1.process.log", line: 5 },
         { kind: "customer 1000008's first name", file: "b.test.ts.2.1.in-process.log", line: 1 },
         { kind: "customer 1000008's last name", file: "b.test.ts.2.1.in-process.log", line: 1 },
         { kind: "WEBHOOK_SECRET", file: "b.test.ts.2.1.in-process.log", line: 1 },
       ]),
     );
-    expect(findings).toHaveLength(6);
+    expect(findings).toHaveLength(7);
     const report = describeFindings(dir, findings);
     expect(report).toContain(`BOT_TOKEN in ${join(dir, "a.test.ts.1.1.process.log")}:2`);
-    for (const value of ["9:tok-en", "hook_s", "9841000001", "Seán", "O'Brien"]) {
+    for (const value of ["9:tok-en", "hook_s", "9841000001", "9800000001", "Seán", "O'Brien"]) {
       expect(report).not.toContain(value);
     }
   });

@@ -2,8 +2,9 @@
 // run of a day happens once; a run left by a stopping instance is taken over where it stopped,
 // no purchase done twice; a report that could not be sent is sent by the next look.
 import { describe, expect, it, vi } from "vitest";
-import type { DaySources, LedgerSide } from "../../src/domain/daily-reconciliation.js";
+import type { DaySources, Finding, LedgerSide } from "../../src/domain/daily-reconciliation.js";
 import {
+  type FindingSettler,
   type ReconciliationLedger,
   type ReconciliationReport,
   type ReconciliationRun,
@@ -82,6 +83,7 @@ function memoryLedger() {
       return runs.filter((r) => r.finished && !r.reported).map((r) => ({ ...r }));
     },
     openCounts: async () => new Map(),
+    settledCount: async () => 0,
     openBefore: async () => ({ count: 0, first: [] }),
     openUpTo: async function* () {},
     resolve: async () => false,
@@ -118,6 +120,7 @@ function service(
   daySources: DaySources,
   deliver: (report: ReconciliationReport) => Promise<void>,
   holder = "a",
+  settle?: FindingSettler,
 ) {
   return new Reconciliations(
     ledger,
@@ -126,6 +129,7 @@ function service(
     deliver,
     { holder, leaseMs: 1000 },
     silent,
+    settle,
   );
 }
 
@@ -202,6 +206,59 @@ describe("reconciliation runs", () => {
     release();
     await vi.waitFor(() => expect(reports).toHaveLength(1));
     expect(done).toEqual(["p000", "p001", "p002"]);
+  });
+
+  it("settles a payment found paid, neither topped up nor refunded, by the payment path; notes it", async () => {
+    const { ledger } = memoryLedger();
+    const written: Finding[] = [];
+    ledger.progress = async (_held, _day, _purchaseId, findings) => {
+      written.push(...findings);
+      return true;
+    };
+    const side = (i: number): LedgerSide => ({
+      purchaseId: `p${i}`,
+      phase: "unpaid",
+      priceMinor: 100n,
+      agentMode: false,
+      payments: [
+        { system: "khalti", id: `pidx:${i}`, amountMinor: 100n, refunded: false, recorded: false },
+      ],
+      checkoutIds: [],
+    });
+    const unpaidDay: DaySources = {
+      ...sources(0),
+      purchasesOfDay: async (_day, after) => (after ? [] : [side(1), side(2), side(3), side(4)]),
+    };
+    const asked: string[] = [];
+    const settle: FindingSettler = async ({ purchaseId, system, handle }) => {
+      asked.push(`${purchaseId} ${system} ${handle}`);
+      if (purchaseId === "p4") throw new Error("the ledger is away");
+      return ({ p1: "applied", p2: "stray", p3: null } as const)[purchaseId] ?? null;
+    };
+    const runs = service(ledger, unpaidDay, async () => undefined, "a", settle);
+    await runs.scheduled("2026-11-20");
+    // The handle is all after the system's name, colons included.
+    expect(asked).toEqual([
+      "p1 khalti pidx:1",
+      "p2 khalti pidx:2",
+      "p3 khalti pidx:3",
+      "p4 khalti pidx:4",
+    ]);
+    expect(written.map((f) => [f.purchaseId, f.kind, f.settled])).toEqual([
+      [
+        "p1",
+        "paid-not-settled",
+        "settled by run 1: payment recorded; it pays for its purchase, whose top-up has started (its outcome is the purchase's)",
+      ],
+      [
+        "p2",
+        "paid-not-settled",
+        "settled by run 1: payment recorded; it pays for nothing, owed back",
+      ],
+      // Not settled (nothing found now, or the settling failed): open, as before.
+      ["p3", "paid-not-settled", undefined],
+      ["p4", "paid-not-settled", undefined],
+    ]);
   });
 
   it("sends a report that could not be sent at the next look", async () => {

@@ -50,7 +50,7 @@ const npr = (count: number, sum: string) => ({ count, sums: [{ currency: "NPR", 
 const NPR = (amount: string) => new ValueFormatter("en", "UTC", "NPR").amount(amount);
 
 /** The payments' part with every line, in two currencies at their largest. */
-function widestPayments(zone: string, t: Translate, fmt: ValueFormatter) {
+function widestPayments(t: Translate, fmt: ValueFormatter) {
   const big = {
     count: 9_999_999,
     sums: ["NPR", "USD"].map((currency) => ({ currency, sum: "99999999999.99" })),
@@ -65,7 +65,6 @@ function widestPayments(zone: string, t: Translate, fmt: ValueFormatter) {
       chargedUnpaid: totals(9_999_999, "99999999999.999"),
     },
     3_600_000,
-    zone,
     t,
     fmt,
   );
@@ -85,7 +84,7 @@ describe("the report's message", () => {
         t,
         fmt,
       );
-      const payments = widestPayments(zone, t, fmt);
+      const payments = widestPayments(t, fmt);
       // Every line of every part at once, each at its widest, but the payment methods (with
       // them: below): about 2,800 characters.
       expect(`${text}\n\n${payments}`.length).toBeLessThan((TEXT_LIMIT * 3) / 4);
@@ -202,7 +201,7 @@ describe("the report's payment methods", () => {
       );
       // Four methods at their widest add about 650 characters to the 2,800 above: still an
       // eighth of the limit to spare.
-      const message = `${text}\n\n${widestPayments(zone, t, format)}`;
+      const message = `${text}\n\n${widestPayments(t, format)}`;
       expect(message.length).toBeLessThan((TEXT_LIMIT * 7) / 8);
     });
   }
@@ -217,7 +216,7 @@ describe("the report's payments", () => {
   const fmt = new ValueFormatter("en", "UTC", "NPR");
 
   it("say nothing when nobody paid, nothing is owed back and nothing is amiss (PAYMENT_MODE=none)", () => {
-    expect(paymentsText(NO_PAYMENTS, 120_000, "UTC", en, fmt)).toBeNull();
+    expect(paymentsText(NO_PAYMENTS, 120_000, en, fmt)).toBeNull();
   });
 
   it("show what was received, owed back and refunded, and the refunds due of any day", () => {
@@ -230,7 +229,6 @@ describe("the report's payments", () => {
         refundsDueNow: npr(2, "1400.00"),
       },
       120_000,
-      "UTC",
       en,
       fmt,
     );
@@ -245,13 +243,12 @@ describe("the report's payments", () => {
 
   it("show a refund due of another day alone, and each mismatch only when there is one", () => {
     const owed = { ...NO_PAYMENTS, refundsDueNow: npr(1, "700.00") };
-    expect(paymentsText(owed, 120_000, "UTC", en, fmt)).toContain(
+    expect(paymentsText(owed, 120_000, en, fmt)).toContain(
       `Received: 0 · ${NPR("0")}\nOwed back, not refunded yet: 0 · ${NPR("0.00")}`,
     );
     const amiss = paymentsText(
       { ...owed, unsettled: npr(1, "700.00"), chargedUnpaid: totals(1, "650.5") },
       120_000,
-      "UTC",
       en,
       fmt,
     );
@@ -261,7 +258,7 @@ describe("the report's payments", () => {
     ]);
     // A charged purchase without its payment is reason enough to speak.
     expect(
-      paymentsText({ ...NO_PAYMENTS, chargedUnpaid: totals(1, "700") }, 120_000, "UTC", en, fmt),
+      paymentsText({ ...NO_PAYMENTS, chargedUnpaid: totals(1, "700") }, 120_000, en, fmt),
     ).toContain(`⚠️ Charged, but the payment it asked for is not recorded: 1 · ${NPR("700.00")}`);
   });
 
@@ -278,7 +275,6 @@ describe("the report's payments", () => {
         },
       },
       120_000,
-      "UTC",
       en,
       fmt,
     );
@@ -292,7 +288,6 @@ describe("the report's payments", () => {
     const text = paymentsText(
       { ...NO_PAYMENTS, received: npr(2, "1400.00"), unsettled: npr(1, "700.00") },
       120_000,
-      "Asia/Kathmandu",
       ne,
       new ValueFormatter("ne", "Asia/Kathmandu", "NPR"),
     );

@@ -115,6 +115,29 @@ describe("the latest top-ups", () => {
     expect(text).not.toContain("Ram");
   });
 
+  it("leaves out what a purchase not charged lacks: no empty field between the dots", () => {
+    // An invoice never paid: no reference was ever taken, nothing charged.
+    const unpaid = purchaseOf({
+      phase: "unpaid",
+      reason: "cancelled",
+      reference: null,
+      checkout: null,
+      transaction: null,
+      payment: { method: "telegram", currency: "NPR", minor: 70_000, expiresAt: now },
+    });
+    for (const translate of [en, ne]) {
+      const [, line] = recentText([unpaid], undefined, translate, fmt).split("\n");
+      expect(line).not.toMatch(/·\s*·|<code><\/code>|·\s*$/);
+      expect(line).toMatch(/\(UTC\) · Telegram Payments \(card\)$|\(UTC\) · .+$/);
+    }
+    expect(recentText([unpaid], undefined, en, fmt)).toContain("(UTC) · Telegram Payments (card)");
+    const block = purchaseOnlyText(unpaid, "not-found", en, fmt);
+    expect(block).not.toContain("Reference:");
+    expect(block).not.toContain("Checkout ID:");
+    expect(block).not.toMatch(/: (<code><\/code>)?$/m);
+    expect(block).toContain("Customer ID: 1000001");
+  });
+
   it("says when there is nothing", () => {
     expect(recentText([], undefined, en, fmt)).toBe("No top-ups through the bot yet.");
     expect(recentText([], "<x>", en, fmt)).toContain("<code>&lt;x&gt;</code>");
@@ -166,6 +189,33 @@ describe("the payment of a top-up, as support reads it", () => {
       expect.stringMatching(/ · Khalti$/),
       expect.stringMatching(/ · Telegram Payments \(card\)$/),
     ]);
+  });
+
+  it("leaves out what the provider did not say of a transaction, and a purchase's missing reference", () => {
+    const bare = {
+      ...transaction,
+      orderId: null,
+      cuid: null,
+      bouquetCode: null,
+      date: null,
+      status: null,
+    };
+    const waiting = purchaseOf({ reference: null, phase: "requested", transaction: null });
+    for (const translate of [en, ne]) {
+      const text = transactionText(bare, waiting, translate, fmt);
+      // No label without its value, no empty code, no dangling separator.
+      expect(text).not.toMatch(/: (<code><\/code>)?$|·\s*$|<code><\/code>/m);
+    }
+    const text = transactionText(bare, waiting, en, fmt);
+    expect(text).not.toContain("Order ID");
+    expect(text).not.toContain("Customer ID");
+    expect(text).not.toContain("Date:");
+    expect(text).not.toContain("Provider status");
+    expect(text).toContain("Package: Gold · TV-GOLD-M\n");
+    expect(text).toContain("Through the bot: ⏳ pending\n");
+    expect(transactionText(transaction, purchaseOf(), en, fmt)).toContain(
+      "Through the bot: ✅ done · reference <code>tg5-ref1</code>",
+    );
   });
 
   it("says plainly when nobody paid in the bot, in either language", () => {

@@ -34,6 +34,13 @@ describe("payments with a grammY bot", () => {
       seen.push(ctx.update);
       return next();
     });
+    bot.command("start", (ctx) => ctx.reply(`start: ${ctx.match}`));
+    bot.command("buylinked", (ctx) =>
+      ctx.replyWithInvoice("Gold plan", "30 days of Gold", `order:${ctx.chat.id}`, "USD", PRICES, {
+        provider_token: PROVIDER,
+        start_parameter: "someone-elses",
+      }),
+    );
     bot.command("buy", (ctx) =>
       ctx.replyWithInvoice("Gold plan", "30 days of Gold", `order:${ctx.chat.id}`, "USD", PRICES, {
         provider_token: PROVIDER,
@@ -231,6 +238,38 @@ describe("payments with a grammY bot", () => {
     expect(delivered[1]).toEqual(delivered[0]);
   });
 
+  it("lets whoever gets a forwarded copy without start_parameter pay it, in their own name and chat", async () => {
+    const { user, invoice } = await withInvoice();
+    const friend = emulator.user({ id: ++nextUser, first_name: "Friend" });
+    const thanks = friend.waitForText("Paid 1250");
+    const result = await friend.payForwarded(user.chatId, invoice.message_id);
+    if (result.kind !== "paid") throw new Error(`expected paid, got ${result.kind}`);
+    await thanks;
+    expect(result.preCheckoutQuery.from.id).toBe(friend.id);
+    expect(result.preCheckoutQuery.invoice_payload).toBe(`order:${user.id}`);
+    expect(result.message.chat.id).toBe(friend.chatId);
+    expect(paymentsSeenBy(friend.chatId)).toHaveLength(1);
+    expect(paymentsSeenBy(user.chatId)).toHaveLength(0);
+  });
+
+  it("opens the bot with /start <start_parameter> from a forwarded copy that has one", async () => {
+    const user = emulator.user({ id: ++nextUser, first_name: "Linked" });
+    const shown = user.waitForMessage((message) => message.invoice !== undefined);
+    user.sendText("/buylinked");
+    const invoice = await shown;
+    expect(invoice.invoice?.start_parameter).toBe("someone-elses");
+    const friend = emulator.user({ id: ++nextUser, first_name: "Friend" });
+    const answer = friend.waitForText("start: someone-elses");
+    const result = await friend.payForwarded(user.chatId, invoice.message_id);
+    expect(result).toMatchObject({ kind: "opened-bot", startParameter: "someone-elses" });
+    await answer;
+    // A copy that kept its Pay button anyway is paid by the friend, as Telegram would.
+    const copied = await friend.payForwarded(user.chatId, invoice.message_id, {
+      ignoreStartParameter: true,
+    });
+    expect(copied.kind === "paid" && copied.preCheckoutQuery.from.id).toBe(friend.id);
+  });
+
   it("ends with the bot's refusal and its error message, and nothing is paid", async () => {
     const { user, invoice } = await withInvoice();
     checkout = "refuse";
@@ -328,6 +367,22 @@ describe("payments with a grammY bot", () => {
     expect(bad.description).toBe("Bad Request: REPLY_MARKUP_BUY_EMPTY");
     const copy = await apiError(bot.api.copyMessage(user.id, user.id, invoice.message_id));
     expect(copy.description).toBe("Bad Request: message can't be copied");
+  });
+
+  it("lets a paid invoice keep its Pay button alone (Telegram shows the receipt behind it)", async () => {
+    const { user, invoice } = await withInvoice();
+    expect((await user.pay(invoice.message_id)).kind).toBe("paid");
+    // Its other buttons can go; the Pay button cannot (the first button stays Pay).
+    const edited = await bot.api.editMessageReplyMarkup(user.id, invoice.message_id, {
+      reply_markup: new InlineKeyboard().pay("🧾 Receipt"),
+    });
+    expect(user.inlineButtons(edited as Message)).toEqual([["🧾 Receipt"]]);
+    // With no keyboard at all, Telegram draws its own Pay button, as for a new invoice.
+    const bare = await bot.api.editMessageReplyMarkup(user.id, invoice.message_id);
+    expect((bare as Message).reply_markup?.inline_keyboard.flat()).toEqual([
+      expect.objectContaining({ pay: true }),
+    ]);
+    expect(await user.pay(invoice.message_id)).toMatchObject({ kind: "unavailable" });
   });
 });
 

@@ -5,6 +5,7 @@ import {
   connectionChoice,
   connectionLine,
   listView,
+  otherMethodsKeyboard,
   overviewView,
 } from "../../src/bot/features/topup/views.js";
 import { Translator } from "../../src/bot/shared/i18n.js";
@@ -111,4 +112,26 @@ describe("the journey of a customer found by a typed code (masked)", () => {
     expect(overview.text).toContain("until");
     expect(buttons(overview).some((b) => b.includes("Remind"))).toBe(true);
   });
+});
+
+describe("once a method's offer is out", () => {
+  it.each(["en", "ne"] as const)(
+    "names the method chosen, and offers the others instead (%s)",
+    (locale) => {
+      const { t } = inLocale(locale);
+      const journey = journeyWith([bouquet("G", "Gold (MONTHLY)")]);
+      const labels = otherMethodsKeyboard(journey, ["telegram", "esewa"], t)
+        .inline_keyboard.flat()
+        .map((button) => button.text);
+      expect(labels).toEqual([t("pay-instead-telegram"), t("pay-instead-esewa")]);
+      const said = (method: string) => t("invoice-sent", { method });
+      expect(new Set(["telegram", "khalti", "esewa"].map(said)).size).toBe(3);
+      if (locale === "en") {
+        expect(labels).toEqual(["💳 Pay by card instead", "🟢 Pay with eSewa instead"]);
+        expect(said("khalti")).toMatch(/^Pay with the Khalti link below\./);
+        expect(said("esewa")).toMatch(/^Pay with the eSewa link below\./);
+        expect(said("telegram")).toMatch(/^Pay with the invoice below\./);
+      }
+    },
+  );
 });

@@ -47,6 +47,21 @@ describe("amounts", () => {
     expect(new ValueFormatter("en", "UTC", "NPR").amount("500")).toMatch(/(NPR|Rs).*500\.00/);
     expect(new ValueFormatter("ne", "UTC", undefined).amount("565.5")).toBe("५६५.५०");
   });
+
+  it("say the currency and the locale's separators, signed, exact at any size (one formatter)", () => {
+    const spaced = (text: string) => text.replace(/\u00a0/g, " ");
+    const en = new ValueFormatter("en", "UTC", "NPR");
+    const ne = new ValueFormatter("ne", "UTC", "NPR");
+    // A balance counted in minor units, below zero: what /balance printed as "-2780.50".
+    expect(spaced(en.minor(-278050n, 2))).toBe("-NPR 2,780.50");
+    expect(spaced(ne.minor(-278050n, 2))).toBe("-नेरू २,७८०.५०");
+    expect(spaced(ne.minor(123456750n, 2))).toBe("नेरू १२,३४,५६७.५०");
+    expect(spaced(en.minor(0n, 2))).toBe("NPR 0.00");
+    // Beyond a float's exactness, every digit kept.
+    expect(spaced(en.amount("9007199254740993.07"))).toBe("NPR 9,007,199,254,740,993.07");
+    // A sum in another currency, with that currency's name.
+    expect(en.amount("500", "USD")).toMatch(/^US\$500\.00$/);
+  });
 });
 
 describe("times", () => {

@@ -10,6 +10,7 @@
 //   POST   /_sandbox/payments/<uuid>/pending           PENDING, no redirect
 //   POST   /_sandbox/payments/<uuid>/status            {status}: reads it from now on (FULL_REFUND...)
 //   POST   /_sandbox/faults                            {fault: "status-ambiguous", transaction_uuid}
+//                                                      {fault: "status-any-amount", transaction_uuid}
 //                                                      {fault: "status-fails", times, how?}
 //                                                      {fault: "status-slow", ms, times?}
 //                                                      {fault: "status-hold"}
@@ -89,11 +90,12 @@ function numberField(body: JsonObject, name: string, optional: boolean): number 
 
 function setFault(sandbox: EsewaSandbox, body: JsonObject): void {
   const { faults } = sandbox;
-  if (body.fault === "status-ambiguous") {
+  if (body.fault === "status-ambiguous" || body.fault === "status-any-amount") {
     if (typeof body.transaction_uuid !== "string") {
       throw new RangeError(`"transaction_uuid" must be a string`);
     }
-    faults.statusAmbiguous(body.transaction_uuid);
+    if (body.fault === "status-ambiguous") faults.statusAmbiguous(body.transaction_uuid);
+    else faults.statusAnyAmount(body.transaction_uuid);
   } else if (body.fault === "status-fails") {
     const how = body.how ?? "http-500";
     if (!STATUS_FAILURES.includes(how as StatusFailure)) {
@@ -108,7 +110,7 @@ function setFault(sandbox: EsewaSandbox, body: JsonObject): void {
     faults.forgeRedirect(numberField(body, "times", true));
   } else {
     throw new RangeError(
-      `"fault" must be one of status-ambiguous, status-fails, status-slow, status-hold, redirect-forged`,
+      `"fault" must be one of status-ambiguous, status-any-amount, status-fails, status-slow, status-hold, redirect-forged`,
     );
   }
 }

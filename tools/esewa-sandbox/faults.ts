@@ -1,4 +1,5 @@
-// Injected misbehaviour: which status checks answer AMBIGUOUS, how many fail or answer late,
+// Injected misbehaviour: which status checks answer AMBIGUOUS or for any amount, how many fail
+// or answer late,
 // whether they are held unanswered, and how many success redirects carry a forged signature.
 
 import { setTimeout as sleep } from "node:timers/promises";
@@ -7,6 +8,7 @@ import { type EsewaFaults, STATUS_FAILURES, type StatusFailure } from "./types.j
 
 export class FaultTable implements EsewaFaults {
   private readonly ambiguous = new Set<string>();
+  private readonly anyAmount = new Set<string>();
   private statusFailure: Countdown<StatusFailure> | undefined;
   private slowness: Countdown<number> | undefined;
   private forgery: Countdown<true> | undefined;
@@ -15,6 +17,10 @@ export class FaultTable implements EsewaFaults {
 
   statusAmbiguous(transactionUuid: string): void {
     this.ambiguous.add(transactionUuid);
+  }
+
+  statusAnyAmount(transactionUuid: string): void {
+    this.anyAmount.add(transactionUuid);
   }
 
   statusFails(times: number, how: StatusFailure = "http-500"): void {
@@ -55,6 +61,7 @@ export class FaultTable implements EsewaFaults {
 
   clear(): void {
     this.ambiguous.clear();
+    this.anyAmount.clear();
     this.statusFailure = undefined;
     this.slowness = undefined;
     this.forgery = undefined;
@@ -63,6 +70,10 @@ export class FaultTable implements EsewaFaults {
 
   isAmbiguous(transactionUuid: string): boolean {
     return this.ambiguous.has(transactionUuid);
+  }
+
+  answersAnyAmount(transactionUuid: string): boolean {
+    return this.anyAmount.has(transactionUuid);
   }
 
   /** Waits as the faults say before a status check is answered: held, then slow. */

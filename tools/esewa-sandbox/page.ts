@@ -2,7 +2,7 @@
 // Cancel or Leave pending. Plain HTML forms, no JavaScript, so a test can drive it with fetch
 // and a person with any browser.
 
-import { escapeHtml, htmlPage, rupees } from "../payment-fakes/html.js";
+import { escapeHtml, htmlPage, notice, rupees, type SandboxLook } from "../payment-fakes/html.js";
 import type { EsewaPayment } from "./types.js";
 import {
   esewaAmount,
@@ -18,10 +18,15 @@ export function pagePath(transactionUuid: string): string {
   return `${PAGE_PREFIX}${encodeURIComponent(transactionUuid)}`;
 }
 
-const page = (title: string, body: string) => htmlPage("eSewa sandbox", title, body);
+/** eSewa's green; "Back to Telegram" to `chatUrl` when given (the playground's chat). */
+export const esewaLook = (chatUrl?: string): SandboxLook => ({
+  name: "eSewa",
+  colour: "#41a124",
+  chatUrl,
+});
 
-/** The payment page of an INITIATED payment: what is paid, and the three buttons. */
-export function checkoutPage(payment: EsewaPayment): string {
+/** The payment page of an INITIATED payment: the merchant, what is paid, the three buttons. */
+export function checkoutPage(payment: EsewaPayment, look: SandboxLook): string {
   const action = pagePath(payment.transactionUuid);
   const lines: [string, string][] = [
     ["Amount", payment.amount],
@@ -29,18 +34,22 @@ export function checkoutPage(payment: EsewaPayment): string {
     ["Service charge", payment.productServiceCharge],
     ["Delivery charge", payment.productDeliveryCharge],
   ];
-  const button = (path: string, label: string) =>
-    `<form method="post" action="${action}/${path}"><button type="submit">${label}</button></form>`;
-  return page(
+  const button = (path: string, label: string, kind = "") =>
+    `<form method="post" action="${action}/${path}"><button type="submit"${kind}>${label}</button></form>`;
+  return htmlPage(
+    look,
     `Pay ${rupees(payment.totalPaisa)}`,
     [
-      `<p class="merchant">Merchant: ${escapeHtml(payment.productCode)}</p>`,
-      `<p class="transaction">Transaction: ${escapeHtml(payment.transactionUuid)}</p>`,
+      '<section class="merchant"><span class="label">Pay to</span>',
+      `<b class="merchant-code">${escapeHtml(payment.productCode)}</b>`,
+      `<span class="order transaction">Transaction ${escapeHtml(payment.transactionUuid)}</span>`,
+      "</section>",
       "<table>",
       ...lines.map(([label, value]) => `<tr><th>${label}</th><td>${escapeHtml(value)}</td></tr>`),
       "</table>",
-      `<p class="amount">Total: ${rupees(payment.totalPaisa)}</p>`,
-      button("confirm", "Pay"),
+      `<p class="amount"><span class="amount-label">Total:</span> ${rupees(payment.totalPaisa)}</p>`,
+      '<p class="wallet">Paid as the sandbox\'s test user: no eSewa ID, password or token needed.</p>',
+      button("confirm", "Pay", ' class="pay"'),
       button("cancel", "Cancel"),
       button("pending", "Leave pending"),
     ].join("\n"),
@@ -48,21 +57,24 @@ export function checkoutPage(payment: EsewaPayment): string {
 }
 
 /** Why the page of a payment no longer INITIATED cannot be used, with its HTTP status. */
-export function closedPage(payment: EsewaPayment): { status: number; html: string } {
+export function closedPage(
+  payment: EsewaPayment,
+  look: SandboxLook,
+): { status: number; html: string } {
   switch (payment.status) {
     case "NOT_FOUND":
-      return { status: 410, html: page("Expired", "<p>This payment session has expired.</p>") };
+      return { status: 410, html: notice(look, "Expired", "This payment session has expired.") };
     case "CANCELED":
-      return { status: 409, html: page("Closed", "<p>This payment was canceled.</p>") };
+      return { status: 409, html: notice(look, "Closed", "This payment was canceled.") };
     case "PENDING":
     case "AMBIGUOUS":
-      return { status: 409, html: page("Pending", "<p>This payment is pending.</p>") };
+      return { status: 409, html: notice(look, "Pending", "This payment is pending.") };
     default:
-      return { status: 409, html: page("Closed", "<p>This payment has already been paid.</p>") };
+      return { status: 409, html: notice(look, "Closed", "This payment has already been paid.") };
   }
 }
 
-export const UNKNOWN_PAGE = page("Not found", "<p>No such payment.</p>");
+export const unknownPage = (look: SandboxLook) => notice(look, "Not found", "No such payment.");
 
 export interface RedirectSettings {
   secretKey: string;

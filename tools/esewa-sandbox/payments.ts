@@ -25,6 +25,8 @@ export class UnknownPaymentError extends Error {
 
 interface PaymentBookOptions {
   now: () => Date;
+  /** A form posted and left unpaid this long (from its last post) expires: NOT_FOUND. */
+  sessionMs?: number;
   /** Where eSewa sends the browser once the payment is in its new state. */
   redirectFor: (payment: EsewaPayment) => string;
 }
@@ -75,13 +77,25 @@ export class PaymentBook {
     return payment;
   }
 
-  /** The live payment (callers must not leak it: snapshots go out). */
+  /**
+   * The live payment (callers must not leak it: snapshots go out), its session's expiry applied
+   * lazily, so that no timer runs and a test clock can jump ahead.
+   */
   find(transactionUuid: string): EsewaPayment | undefined {
-    return this.byUuid.get(transactionUuid);
+    const payment = this.byUuid.get(transactionUuid);
+    const session = this.options.sessionMs;
+    if (
+      payment?.status === "INITIATED" &&
+      session !== undefined &&
+      this.options.now().getTime() >= payment.updatedAt.getTime() + session
+    ) {
+      this.change(payment, "NOT_FOUND");
+    }
+    return payment;
   }
 
   all(): EsewaPayment[] {
-    return [...this.byUuid.values()];
+    return [...this.byUuid.keys()].flatMap((uuid) => this.find(uuid) ?? []);
   }
 
   /** The buyer pays: from INITIATED, or once eSewa settles a PENDING or AMBIGUOUS one. */

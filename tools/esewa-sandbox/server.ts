@@ -14,10 +14,12 @@
 //   // the merchant asks
 //   //   GET ${esewa.url}/api/epay/transaction/status/?product_code=&total_amount=&transaction_uuid=
 //   //     → {product_code, transaction_uuid, total_amount, status, ref_id}
+//   // createEsewaSandbox({ chatUrl }): every page leads "Back to Telegram" there (the
+//   // playground's chat); its pages otherwise look like eSewa's, with a test-mode banner.
 //   esewa.pay(uuid) / cancel(uuid) / leavePending(uuid)   the same without a browser
 //   esewa.setStatus(uuid, "FULL_REFUND")                  eSewa's back office (any status)
 //   esewa.payments() / payment(uuid)                      snapshots, with the form as posted
-//   esewa.faults.statusAmbiguous(uuid) / statusFails(n, how) / statusSlow(ms, n?)
+//   esewa.faults.statusAmbiguous(uuid) / statusAnyAmount(uuid) / statusFails(n, how) / statusSlow(ms, n?)
 //   esewa.faults.holdStatus() / releaseStatus() / forgeRedirect(n?)
 //   esewa.calls.requests / forms() / statusChecks(uuid?)
 //   esewa.reset(); await esewa.close();
@@ -28,8 +30,10 @@
 // with HTTP 400 and `{"code": "ES104", "error_message": "Invalid payload signature"}` for the
 // signature; so are amounts that are not rupees with at most two decimals or whose parts do not
 // add up to total_amount. The status of a payment not made (the form posted, nothing paid), of
-// an unknown transaction_uuid or of another total_amount is NOT_FOUND. The same steering over
-// HTTP: see control.ts (/_sandbox/).
+// an unknown transaction_uuid or of another total_amount is NOT_FOUND. eSewa publishes no expiry
+// of a posted form: it stays payable however late (the bot cannot cancel it), unless
+// `sessionSeconds` makes one left unpaid expire (NOT_FOUND, Pay refused). The same steering
+// over HTTP: see control.ts (/_sandbox/).
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { listen, sendJsonText } from "../payment-fakes/http.js";
@@ -37,7 +41,7 @@ import { type ApiContext, FORM_PATH, handleForm, handleStatus, STATUS_PATH } fro
 import { handlePage, matchPage } from "./buyer.js";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
 import { FaultTable } from "./faults.js";
-import { type RedirectSettings, redirectLocation } from "./page.js";
+import { esewaLook, type RedirectSettings, redirectLocation } from "./page.js";
 import { PaymentBook } from "./payments.js";
 import {
   ESEWA_STATUSES,
@@ -73,6 +77,10 @@ function checkOptions(options: EsewaSandboxOptions): void {
   if (amounts !== undefined && amounts !== "number" && amounts !== "string") {
     throw new RangeError(`amountsAs must be "number" or "string", got ${amounts}`);
   }
+  const session = options.sessionSeconds;
+  if (session !== undefined && !(Number.isFinite(session) && session > 0)) {
+    throw new RangeError(`sessionSeconds must be a positive number, got ${session}`);
+  }
 }
 
 export async function createEsewaSandbox(options: EsewaSandboxOptions = {}): Promise<EsewaSandbox> {
@@ -85,8 +93,10 @@ export async function createEsewaSandbox(options: EsewaSandboxOptions = {}): Pro
     failureData: options.failureData ?? false,
   };
   const faults = new FaultTable();
+  const look = esewaLook(options.chatUrl);
   const book = new PaymentBook({
     now,
+    ...(options.sessionSeconds !== undefined && { sessionMs: options.sessionSeconds * 1000 }),
     redirectFor: (payment) => {
       const carriesData = payment.status === "COMPLETE" || settings.failureData;
       return redirectLocation(payment, settings, carriesData && faults.takeForgery());
@@ -112,7 +122,7 @@ export async function createEsewaSandbox(options: EsewaSandboxOptions = {}): Pro
     if (path === FORM_PATH) return handleForm(request, response, context);
     if (path === STATUS_PATH) return handleStatus(request, response, url.searchParams, context);
     const page = matchPage(path);
-    if (page) return handlePage(request, response, page, book);
+    if (page) return handlePage(request, response, page, book, look);
     request.resume();
     sendJsonText(response, 404, esewaError(0, "Not found"));
   }

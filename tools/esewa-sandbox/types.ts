@@ -31,8 +31,15 @@ export interface EsewaSandboxOptions {
   port?: number;
   /** Default `127.0.0.1`. */
   host?: string;
-  /** The sandbox clock (the record); default real time. */
+  /** The sandbox clock (the record, sessions); default real time. */
   now?: () => Date;
+  /**
+   * How long a posted form stays payable, from its last post, before its session expires (the
+   * payment page says so, Pay is refused, the status check reads NOT_FOUND). Default none:
+   * eSewa publishes no expiry, so a form posted stays payable however late, as the bot must
+   * assume.
+   */
+  sessionSeconds?: number;
   /**
    * How `total_amount` is written in the redirect's data and the status answers: a JSON number
    * as eSewa writes it (`1000.0`, the default) or a string (`"1000.0"`). Either way its text is
@@ -44,6 +51,8 @@ export interface EsewaSandboxOptions {
    * status CANCELED or PENDING. Default false: eSewa documents none, so failure_url as given.
    */
   failureData?: boolean;
+  /** Where the pages' "Back to Telegram" leads (the playground's chat); default none. */
+  chatUrl?: string;
 }
 
 /** One payment as the sandbox sees it: more than any answer shows. */
@@ -112,6 +121,12 @@ export type StatusFailure = (typeof STATUS_FAILURES)[number];
 export interface EsewaFaults {
   /** Status checks of this transaction_uuid answer AMBIGUOUS until clear(); nothing changes. */
   statusAmbiguous(transactionUuid: string): void;
+  /**
+   * Status checks of this transaction_uuid answer about its payment whatever total_amount they
+   * ask, stating the payment's own (an eSewa matching the uuid alone: COMPLETE for another
+   * amount), until clear().
+   */
+  statusAnyAmount(transactionUuid: string): void;
   /** The next `times` status checks fail `how` (default `http-500`), whatever they ask. */
   statusFails(times: number, how?: StatusFailure): void;
   /** Status checks answer after `ms`: the next `times` of them, or every one until clear(). */

@@ -7,7 +7,7 @@ import type { FaultTable } from "./faults.js";
 import { paymentUrl } from "./page.js";
 import type { PaymentBook } from "./payments.js";
 import type { KhaltiEndpoint, KhaltiRequest } from "./types.js";
-import { checkInitiate, checkLookup, isJsonObject, refundAmount } from "./validate.js";
+import { checkInitiate, checkLookup, isJsonObject, refundBody } from "./validate.js";
 import {
   detail,
   INVALID_TOKEN,
@@ -125,16 +125,19 @@ function lookup(body: unknown, context: ApiContext): Answer {
 
 function refund(transactionId: string, body: unknown, context: ApiContext): Answer {
   const failure = context.faults.takeRefundFailure();
-  if (failure && !failure.afterEffect) return SERVER_ERROR;
+  const lost = failure?.how === "drop" ? "drop" : SERVER_ERROR;
+  if (failure && !failure.afterEffect) return lost;
   const answer = performRefund(transactionId, body, context.book);
   // After the effect, the answer is what gets lost.
-  return failure ? SERVER_ERROR : answer;
+  return failure ? lost : answer;
 }
 
 function performRefund(transactionId: string, body: unknown, book: PaymentBook): Answer {
-  const amount = refundAmount(body);
-  if ("error" in amount) return json(400, detail(amount.error));
-  const outcome = book.refund(transactionId, amount.amount);
-  if (!outcome.ok) return json(400, detail(outcome.detail));
-  return json(200, detail("Transaction refund successful."));
+  const asked = refundBody(body);
+  if ("error" in asked) return json(400, detail(asked.error));
+  const outcome = book.refund(transactionId, asked);
+  if (outcome.ok) return json(200, detail("Transaction refund successful."));
+  // A bank payment refunded without the payer's mobile: Khalti's field error on `mobile`.
+  if ("field" in outcome) return json(400, validationError({ [outcome.field]: [outcome.message] }));
+  return json(400, detail(outcome.detail));
 }

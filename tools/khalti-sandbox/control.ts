@@ -3,24 +3,28 @@
 //
 //   GET    /_sandbox/payments                    every payment (KhaltiPayment, dates as ISO)
 //   GET    /_sandbox/requests                    every API request received
-//   POST   /_sandbox/payments/<pidx>/pay         {amount?}: paid, no redirect
+//   POST   /_sandbox/payments/<pidx>/pay         {amount?, paidBy?, mobile?, revealMobile?}: paid,
+//                                                no redirect
 //   POST   /_sandbox/payments/<pidx>/cancel      canceled, no redirect
 //   POST   /_sandbox/payments/<pidx>/expire      expired now
+//   POST   /_sandbox/payments/<pidx>/fail        failed (final), no redirect
+//   POST   /_sandbox/payments/<pidx>/refund      {amount?}: refunded from the dashboard
 //   POST   /_sandbox/faults                      {fault: "lookup-pending", pidx}
 //                                                {fault: "lookup-fails", times, how?: "http-500" | "drop"}
-//                                                {fault: "refund-fails", times, afterEffect?}
+//                                                {fault: "refund-fails", times, afterEffect?,
+//                                                 how?: "http-500" | "drop"}
 //   DELETE /_sandbox/faults                      every fault cleared
 //   POST   /_sandbox/reset                       payments, requests and faults forgotten
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { handleControl as control, OK } from "../payment-fakes/control.js";
+import { handleControl as control } from "../payment-fakes/control.js";
 import { PaymentStateError, UnknownPaymentError } from "./payments.js";
 import type { KhaltiSandbox, LookupFailure } from "./types.js";
 import type { JsonObject } from "./validate.js";
 
 export const CONTROL_PREFIX = "/_sandbox/";
 
-const PAYMENT_ACTION = /^payments\/([^/]+)\/(pay|cancel|expire)$/;
+const PAYMENT_ACTION = /^payments\/([^/]+)\/(pay|cancel|expire|fail|refund)$/;
 
 export function handleControl(
   request: IncomingMessage,
@@ -43,11 +47,26 @@ export function handleControl(
 function act(sandbox: KhaltiSandbox, pidx: string, action: string, body: JsonObject) {
   if (action === "cancel") return sandbox.cancel(pidx);
   if (action === "expire") return sandbox.expire(pidx);
+  if (action === "fail") return sandbox.fail(pidx);
   const amount = body.amount;
   if (amount !== undefined && typeof amount !== "number") {
     throw new RangeError(`"amount" must be a number of paisa`);
   }
-  return sandbox.pay(pidx, amount === undefined ? {} : { amount });
+  if (action === "refund")
+    return sandbox.refundOutside(pidx, amount === undefined ? {} : { amount });
+  const { paidBy, mobile, revealMobile } = body;
+  if (paidBy !== undefined && paidBy !== "wallet" && paidBy !== "bank") {
+    throw new RangeError(`"paidBy" must be "wallet" or "bank"`);
+  }
+  if (mobile !== undefined && typeof mobile !== "string") {
+    throw new RangeError(`"mobile" must be a string`);
+  }
+  return sandbox.pay(pidx, {
+    ...(amount !== undefined && { amount }),
+    ...(paidBy !== undefined && { paidBy }),
+    ...(mobile !== undefined && { mobile }),
+    revealMobile: revealMobile === true,
+  });
 }
 
 function times(body: JsonObject): number {
@@ -66,7 +85,10 @@ function setFault(sandbox: KhaltiSandbox, body: JsonObject): void {
     if (body.afterEffect !== undefined && typeof body.afterEffect !== "boolean") {
       throw new RangeError(`"afterEffect" must be a boolean`);
     }
-    faults.refundFails(times(body), { afterEffect: body.afterEffect ?? false });
+    faults.refundFails(times(body), {
+      afterEffect: body.afterEffect ?? false,
+      how: (body.how ?? "http-500") as LookupFailure,
+    });
   } else {
     throw new RangeError(`"fault" must be one of lookup-pending, lookup-fails, refund-fails`);
   }

@@ -7,21 +7,21 @@ import type { KhaltiFaults, LookupFailure } from "./types.js";
 export class FaultTable implements KhaltiFaults {
   private readonly pending = new Set<string>();
   private lookupFailure: Countdown<LookupFailure> | undefined;
-  private refundFailure: Countdown<{ afterEffect: boolean }> | undefined;
+  private refundFailure: Countdown<{ afterEffect: boolean; how: LookupFailure }> | undefined;
 
   lookupPending(pidx: string): void {
     this.pending.add(pidx);
   }
 
   lookupFails(times: number, how: LookupFailure = "http-500"): void {
-    if (how !== "http-500" && how !== "drop") {
-      throw new RangeError(`A lookup fails "http-500" or "drop", not "${how}"`);
-    }
-    this.lookupFailure = countdown(times, how);
+    this.lookupFailure = countdown(times, failing(how));
   }
 
-  refundFails(times: number, options: { afterEffect?: boolean } = {}): void {
-    this.refundFailure = countdown(times, { afterEffect: options.afterEffect ?? false });
+  refundFails(times: number, options: { afterEffect?: boolean; how?: LookupFailure } = {}): void {
+    this.refundFailure = countdown(times, {
+      afterEffect: options.afterEffect ?? false,
+      how: failing(options.how ?? "http-500"),
+    });
   }
 
   clear(): void {
@@ -38,7 +38,14 @@ export class FaultTable implements KhaltiFaults {
     return take(this.lookupFailure);
   }
 
-  takeRefundFailure(): { afterEffect: boolean } | undefined {
+  takeRefundFailure(): { afterEffect: boolean; how: LookupFailure } | undefined {
     return take(this.refundFailure);
   }
+}
+
+function failing(how: LookupFailure): LookupFailure {
+  if (how !== "http-500" && how !== "drop") {
+    throw new RangeError(`A call fails "http-500" or "drop", not "${how}"`);
+  }
+  return how;
 }

@@ -1,7 +1,7 @@
 // The buyer's side: the page payment_url opens, and where the browser goes after Pay or Cancel.
 // Plain HTML forms, so a test can drive it with fetch and a person with any browser.
 
-import { escapeHtml, htmlPage, rupees } from "../payment-fakes/html.js";
+import { escapeHtml, htmlPage, notice, rupees, type SandboxLook } from "../payment-fakes/html.js";
 import type { KhaltiPayment } from "./types.js";
 
 const PAGE_PREFIX = "/pay/";
@@ -10,32 +10,50 @@ export function paymentUrl(origin: string, pidx: string): string {
   return `${origin}${PAGE_PREFIX}${pidx}`;
 }
 
-const page = (title: string, body: string) => htmlPage("Khalti sandbox", title, body);
+/** Khalti's purple; "Back to Telegram" to `chatUrl` when given (the playground's chat). */
+export const khaltiLook = (chatUrl?: string): SandboxLook => ({
+  name: "Khalti",
+  colour: "#5c2d91",
+  chatUrl,
+});
 
-/** The checkout page of an Initiated payment. */
-export function checkoutPage(payment: KhaltiPayment): string {
+/** The checkout page of an Initiated payment: whom, what and how much, Pay and Cancel. */
+export function checkoutPage(payment: KhaltiPayment, look: SandboxLook): string {
   const action = `${PAGE_PREFIX}${encodeURIComponent(payment.pidx)}`;
-  return page(
+  return htmlPage(
+    look,
     `Pay ${payment.purchaseOrderName}`,
     [
-      `<p class="order">${escapeHtml(payment.purchaseOrderName)}</p>`,
+      '<section class="merchant"><span class="label">Pay to</span><b>Test merchant</b>',
+      `<span class="order">${escapeHtml(payment.purchaseOrderName)}</span></section>`,
       `<p class="amount">${rupees(payment.amount)}</p>`,
-      `<form method="post" action="${action}/confirm"><button type="submit">Pay</button></form>`,
+      '<p class="wallet">Paid from the sandbox\'s test wallet: no Khalti ID or MPIN needed.</p>',
+      `<form method="post" action="${action}/confirm"><button type="submit" class="pay">Pay</button></form>`,
+      // A bank payment (e-banking) through the buyer's Khalti account.
+      `<form method="post" action="${action}/confirm"><input type="hidden" name="paid_by" value="bank"><button type="submit">Pay by bank</button></form>`,
       `<form method="post" action="${action}/cancel"><button type="submit">Cancel</button></form>`,
     ].join("\n"),
   );
 }
 
 /** Why the page of a payment that is no longer Initiated cannot be used, with its HTTP status. */
-export function closedPage(payment: KhaltiPayment): { status: number; html: string } {
+export function closedPage(
+  payment: KhaltiPayment,
+  look: SandboxLook,
+): { status: number; html: string } {
   if (payment.status === "Expired") {
-    return { status: 410, html: page("Expired", "<p>This payment link has expired.</p>") };
+    return { status: 410, html: notice(look, "Expired", "This payment link has expired.") };
   }
-  const message = payment.status === "User canceled" ? "was canceled" : "has already been paid";
-  return { status: 409, html: page("Closed", `<p>This payment ${message}.</p>`) };
+  const message =
+    payment.status === "User canceled"
+      ? "was canceled"
+      : payment.status === "Failed"
+        ? "has failed"
+        : "has already been paid";
+  return { status: 409, html: notice(look, "Closed", `This payment ${message}.`) };
 }
 
-export const UNKNOWN_PAGE = page("Not found", "<p>No such payment.</p>");
+export const unknownPage = (look: SandboxLook) => notice(look, "Not found", "No such payment.");
 
 /**
  * Where the browser goes after Pay or Cancel: return_url with Khalti's query parameters. A

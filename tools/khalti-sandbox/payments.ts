@@ -1,7 +1,7 @@
 // The sandbox's mutable world: the payments and how each may change. Expiry is applied lazily
 // whenever a payment is looked at, so no timer has to run and a test clock can jump ahead.
 
-import type { KhaltiPayment } from "./types.js";
+import type { KhaltiPayment, PayOptions } from "./types.js";
 import type { InitiateOrder, JsonObject } from "./validate.js";
 import { maskMobile, newId } from "./wire.js";
 
@@ -25,7 +25,22 @@ export class UnknownPaymentError extends Error {
   }
 }
 
-type RefundOutcome = { ok: true; payment: KhaltiPayment } | { ok: false; detail: string };
+type RefundOutcome =
+  | { ok: true; payment: KhaltiPayment }
+  | { ok: false; detail: string }
+  /** A field of the refund's body is wrong: Khalti's validation error on it. */
+  | { ok: false; field: string; message: string };
+
+/** A refund through the API, or from the merchant's dashboard (no mobile asked). */
+export interface RefundRequest {
+  /** Undefined: whatever is left. */
+  amount: number | undefined;
+  /** The payer's Khalti account, which a bank payment's refund must name. */
+  mobile: string | undefined;
+  outside?: boolean;
+}
+
+const MOBILE = /^9\d{9}$/;
 
 interface PaymentBookOptions {
   now: () => Date;
@@ -53,6 +68,8 @@ export class PaymentBook {
       initiatedWith: structuredClone(body),
       transactionId: null,
       fee: 0,
+      paidBy: null,
+      payerMobile: null,
       mobile: null,
       refundedAmount: 0,
       refunded: false,
@@ -77,15 +94,20 @@ export class PaymentBook {
     return [...this.byPidx.keys()].flatMap((pidx) => this.find(pidx) ?? []);
   }
 
-  /** The buyer pays `totalAmount` (the initiated amount unless told otherwise). */
-  complete(pidx: string, how: { totalAmount?: number; redirected: boolean }): KhaltiPayment {
+  /** The buyer pays `amount` (the initiated amount unless told otherwise). */
+  complete(pidx: string, how: PayOptions & { redirected: boolean }): KhaltiPayment {
+    const mobile = how.mobile ?? BUYER_WALLET;
+    if (!MOBILE.test(mobile))
+      throw new RangeError(`mobile must be 10 digits from 9, got ${mobile}`);
     const payment = this.initiated(pidx, "pay");
     const transactionId = newId();
     payment.status = "Completed";
-    payment.totalAmount = how.totalAmount ?? payment.amount;
+    payment.totalAmount = how.amount ?? payment.amount;
     payment.transactionId = transactionId;
     payment.fee = Math.round(payment.totalAmount * this.options.feeRate);
-    payment.mobile = maskMobile(BUYER_WALLET);
+    payment.paidBy = how.paidBy ?? "wallet";
+    payment.payerMobile = mobile;
+    payment.mobile = how.revealMobile ? mobile : maskMobile(mobile);
     payment.redirected = how.redirected;
     this.pidxByTransaction.set(transactionId, pidx);
     return payment;
@@ -98,6 +120,12 @@ export class PaymentBook {
     return payment;
   }
 
+  fail(pidx: string): KhaltiPayment {
+    const payment = this.initiated(pidx, "fail");
+    payment.status = "Failed";
+    return payment;
+  }
+
   expire(pidx: string): KhaltiPayment {
     const payment = this.initiated(pidx, "expire");
     payment.status = "Expired";
@@ -106,16 +134,28 @@ export class PaymentBook {
     return payment;
   }
 
-  /** A full refund (`amount` undefined: whatever is left) or a partial one. */
-  refund(transactionId: string, amount: number | undefined): RefundOutcome {
+  /**
+   * A full refund (`amount` undefined: whatever is left) or a partial one. A bank payment's
+   * refund through the API must name the payer's Khalti account (`mobile`).
+   */
+  refund(transactionId: string, request: RefundRequest): RefundOutcome {
     const pidx = this.pidxByTransaction.get(transactionId);
     const payment = pidx === undefined ? undefined : this.find(pidx);
     if (!payment) return { ok: false, detail: "Transaction not found." };
     if (payment.status === "Refunded") {
       return { ok: false, detail: "This transaction has already been refunded." };
     }
+    if (payment.paidBy === "bank" && !request.outside) {
+      if (request.mobile === undefined) {
+        return { ok: false, field: "mobile", message: "This field is required." };
+      }
+      if (request.mobile !== payment.payerMobile) {
+        const message = "The mobile number is not the Khalti account of this transaction.";
+        return { ok: false, field: "mobile", message };
+      }
+    }
     const left = payment.totalAmount - payment.refundedAmount;
-    const refunding = amount ?? left;
+    const refunding = request.amount ?? left;
     if (refunding > left) {
       return { ok: false, detail: `The refund amount exceeds the refundable amount (${left}).` };
     }

@@ -10,12 +10,19 @@
 //   // the buyer opens payment_url (GET /pay/<pidx>) and presses Pay or Cancel: a 302 back to
 //   // return_url with pidx, status, transaction_id, tidx, txnId, amount, total_amount, mobile,
 //   // purchase_order_id and purchase_order_name.
-//   khalti.pay(pidx, { amount? })      paid, no redirect (a browser that never returns; a wrong amount)
+//   // createKhaltiSandbox({ ..., chatUrl }): every page leads "Back to Telegram" there (the
+//   // playground's chat); its pages otherwise look like Khalti's, with a test-mode banner.
+//   khalti.pay(pidx, { amount?, paidBy?, mobile?, revealMobile? })
+//                                      paid, no redirect (a browser that never returns; a wrong
+//                                      amount; a bank payment, refunded only with its mobile)
 //   khalti.cancel(pidx) / expire(pidx) the buyer gives up / the link runs out, no redirect
+//   khalti.fail(pidx)                  the payment fails (Failed, final), no redirect
+//   khalti.refundOutside(pidx, { amount? })  a refund from the merchant's dashboard (Partially
+//                                      Refunded, or Refunded)
 //   khalti.payments() / payment(pidx)  snapshots, with what initiate received (initiatedWith)
 //   khalti.faults.lookupPending(pidx)  lookups of it answer Pending until faults.clear()
 //   khalti.faults.lookupFails(n, "http-500" | "drop")
-//   khalti.faults.refundFails(n, { afterEffect? })
+//   khalti.faults.refundFails(n, { afterEffect?, how?: "http-500" | "drop" })
 //   khalti.calls.requests / initiated() / lookups(pidx?) / refunds(transactionId?)
 //   khalti.reset(); await khalti.close();
 //
@@ -25,7 +32,11 @@
 // lookup of an Expired or User canceled payment → HTTP 400 with the usual lookup body (read the
 // status from the body, even on a 4xx); unknown pidx → 404 {"detail":"Not found.",...}; an
 // Initiated payment past expires_in becomes Expired; a refund of a refunded, unpaid or unknown
-// transaction → 400 {detail}. The same steering over HTTP: see control.ts (/_sandbox/).
+// transaction → 400 {detail}; a refund of a bank payment without the payer's mobile (or with
+// another) → 400 {mobile: [message], error_key: "validation_error"}; a lookup of a Failed
+// payment → HTTP 400 like Expired. The page's Pay buttons pay from the wallet or by bank; a
+// form field reveal_mobile=yes makes the redirect carry the mobile complete instead of masked.
+// The same steering over HTTP: see control.ts (/_sandbox/).
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { listen, sendJson } from "../payment-fakes/http.js";
@@ -33,7 +44,8 @@ import { handleApi, matchApi } from "./api.js";
 import { handlePage, matchPage } from "./buyer.js";
 import { CONTROL_PREFIX, handleControl } from "./control.js";
 import { FaultTable } from "./faults.js";
-import { PaymentBook } from "./payments.js";
+import { khaltiLook } from "./page.js";
+import { PaymentBook, PaymentStateError, UnknownPaymentError } from "./payments.js";
 import type { KhaltiPayment, KhaltiRequest, KhaltiSandbox, KhaltiSandboxOptions } from "./types.js";
 import { detail } from "./wire.js";
 
@@ -44,8 +56,15 @@ export type {
   KhaltiSandboxOptions,
   KhaltiStatus,
   LookupFailure,
+  PayOptions,
 } from "./types.js";
 export { KHALTI_STATUSES } from "./types.js";
+
+function checkAmount(amount: number | undefined): void {
+  if (amount !== undefined && !(Number.isSafeInteger(amount) && amount > 0)) {
+    throw new RangeError(`amount must be a positive integer of paisa, got ${amount}`);
+  }
+}
 
 function checkOptions(options: KhaltiSandboxOptions): void {
   if (!/^\S+$/.test(options.secretKey)) {
@@ -72,6 +91,7 @@ export async function createKhaltiSandbox(options: KhaltiSandboxOptions): Promis
     feeRate: options.feeRate ?? 0.03,
   });
   const faults = new FaultTable();
+  const look = khaltiLook(options.chatUrl);
   const requests: KhaltiRequest[] = [];
   // The origin (for payment_url) is known once listening, before any request arrives.
   const apiContext = {
@@ -89,7 +109,7 @@ export async function createKhaltiSandbox(options: KhaltiSandboxOptions): Promis
     const path = url.pathname;
     if (path.startsWith(CONTROL_PREFIX)) return handleControl(request, response, url, sandbox);
     const page = matchPage(path);
-    if (page) return handlePage(request, response, page, book);
+    if (page) return handlePage(request, response, page, book, look);
     const api = matchApi(path);
     if (api) return handleApi(request, response, api, apiContext);
     sendJson(response, 404, detail("Not found."));
@@ -121,14 +141,28 @@ export async function createKhaltiSandbox(options: KhaltiSandboxOptions): Promis
       const payment = book.find(pidx);
       return payment && snapshot(payment);
     },
-    pay: (pidx, { amount } = {}) => {
-      if (amount !== undefined && !(Number.isSafeInteger(amount) && amount > 0)) {
-        throw new RangeError(`amount must be a positive integer of paisa, got ${amount}`);
-      }
-      return snapshot(book.complete(pidx, { totalAmount: amount, redirected: false }));
+    pay: (pidx, how = {}) => {
+      checkAmount(how.amount);
+      return snapshot(book.complete(pidx, { ...how, redirected: false }));
     },
     cancel: (pidx) => snapshot(book.cancel(pidx, { redirected: false })),
     expire: (pidx) => snapshot(book.expire(pidx)),
+    fail: (pidx) => snapshot(book.fail(pidx)),
+    refundOutside: (pidx, { amount } = {}) => {
+      checkAmount(amount);
+      const payment = book.find(pidx);
+      if (!payment) throw new UnknownPaymentError(pidx);
+      const refunded = book.refund(payment.transactionId ?? "", {
+        amount,
+        mobile: undefined,
+        outside: true,
+      });
+      if (!refunded.ok) {
+        const why = "detail" in refunded ? refunded.detail : refunded.message;
+        throw new PaymentStateError(payment, `Cannot refund ${pidx}: ${why}`);
+      }
+      return snapshot(refunded.payment);
+    },
     faults,
     calls: {
       requests,

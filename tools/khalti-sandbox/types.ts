@@ -9,6 +9,8 @@ export const KHALTI_STATUSES = [
   "User canceled",
   "Refunded",
   "Partially Refunded",
+  /** Final: the payment did not go through (a bank declined it); nothing was taken. */
+  "Failed",
 ] as const;
 export type KhaltiStatus = (typeof KHALTI_STATUSES)[number];
 
@@ -25,6 +27,8 @@ export interface KhaltiSandboxOptions {
   now?: () => Date;
   /** Khalti's fee as a fraction of what the buyer paid, as lookup reports it; default 0.03. */
   feeRate?: number;
+  /** Where the pages' "Back to Telegram" leads (the playground's chat); default none. */
+  chatUrl?: string;
 }
 
 /** One payment as the sandbox sees it: more than any API answer shows. */
@@ -46,7 +50,18 @@ export interface KhaltiPayment {
   transactionId: string | null;
   /** In paisa; 0 until paid. */
   fee: number;
-  /** The buyer's wallet, masked as Khalti shows it (98XXXXX001); null until paid. */
+  /**
+   * How the buyer paid: from their Khalti wallet, or from a bank (e-banking, mobile banking)
+   * through their Khalti account; null until paid. A bank payment is refunded only with the
+   * payer's `mobile` in the refund's body.
+   */
+  paidBy: "wallet" | "bank" | null;
+  /** The payer's Khalti account (their mobile number), complete; null until paid. */
+  payerMobile: string | null;
+  /**
+   * The mobile number the redirect to return_url carries: masked as Khalti shows it
+   * (98XXXXX001), or complete when paid with `revealMobile`; null until paid.
+   */
   mobile: string | null;
   /** Refunded so far, in paisa. */
   refundedAmount: number;
@@ -72,6 +87,18 @@ export interface KhaltiRequest {
   at: Date;
 }
 
+/** How the buyer pays: the handle's pay() and the payment page's Pay buttons. */
+export interface PayOptions {
+  /** What Khalti takes (`total_amount`), when not what was initiated (a wrong amount). */
+  amount?: number;
+  /** Default "wallet". */
+  paidBy?: "wallet" | "bank";
+  /** The payer's Khalti account; default 9800000001 (Khalti's test wallet). */
+  mobile?: string;
+  /** The redirect carries the mobile complete rather than masked. */
+  revealMobile?: boolean;
+}
+
 /** How a failing lookup fails: an HTML 500 page, or the connection closed with no answer. */
 export type LookupFailure = "http-500" | "drop";
 
@@ -81,10 +108,11 @@ export interface KhaltiFaults {
   /** The next `times` lookups fail `how` (default `http-500`), whatever they ask. */
   lookupFails(times: number, how?: LookupFailure): void;
   /**
-   * The next `times` refunds answer HTTP 500. With `afterEffect` the refund is made all the same
-   * and only the answer is lost, so a retry meets "already refunded".
+   * The next `times` refunds fail `how` (default an HTTP 500; "drop": the connection closed with
+   * no answer). With `afterEffect` the refund is made all the same and only the answer is lost,
+   * so a retry meets "already refunded".
    */
-  refundFails(times: number, options?: { afterEffect?: boolean }): void;
+  refundFails(times: number, options?: { afterEffect?: boolean; how?: LookupFailure }): void;
   /** Ends every fault. */
   clear(): void;
 }
@@ -112,14 +140,22 @@ export interface KhaltiSandbox {
   payment(pidx: string): KhaltiPayment | undefined;
   /**
    * Completes an Initiated payment without any redirect: a browser that never returns.
-   * `amount` makes `total_amount` differ from what was initiated (a wrong amount).
+   * `amount` makes `total_amount` differ from what was initiated (a wrong amount); `paidBy`
+   * "bank" makes it a bank payment (refunded only with the payer's mobile).
    * Throws for an unknown pidx or one no longer Initiated.
    */
-  pay(pidx: string, options?: { amount?: number }): KhaltiPayment;
+  pay(pidx: string, options?: PayOptions): KhaltiPayment;
   /** The buyer cancels, without any redirect. Throws unless Initiated. */
   cancel(pidx: string): KhaltiPayment;
   /** The link expires now. Throws unless Initiated. */
   expire(pidx: string): KhaltiPayment;
+  /** The payment fails (a bank declined it): `Failed`, nothing taken. Throws unless Initiated. */
+  fail(pidx: string): KhaltiPayment;
+  /**
+   * The merchant refunds from Khalti's dashboard, outside the API (no mobile needed): `amount`
+   * paisa (Partially Refunded), or what is left (Refunded). Throws unless paid and not refunded.
+   */
+  refundOutside(pidx: string, options?: { amount?: number }): KhaltiPayment;
   readonly faults: KhaltiFaults;
   readonly calls: KhaltiCalls;
   /** Forgets every payment, request and fault. */

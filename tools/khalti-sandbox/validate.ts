@@ -106,12 +106,23 @@ export function checkLookup(body: unknown): Checked<string> {
   return errors.pidx ? { ok: false, errors } : { ok: true, value: pidx };
 }
 
-/** A refund's `amount`: undefined for a full refund, else what the body asked for. */
-export function refundAmount(body: unknown): { amount: number | undefined } | { error: string } {
-  const raw = isJsonObject(body) ? body.amount : undefined;
-  if (raw === undefined || raw === null) return { amount: undefined };
+/**
+ * A refund's body: `amount` undefined for a full refund, else what it asks for; `mobile`, the
+ * payer's Khalti account, when it names one (a bank payment's refund needs it).
+ */
+export function refundBody(
+  body: unknown,
+): { amount: number | undefined; mobile: string | undefined } | { error: string } {
+  const object = isJsonObject(body) ? body : {};
+  const mobile = object.mobile;
+  if (mobile !== undefined && mobile !== null && typeof mobile !== "string") {
+    return { error: "The mobile must be a string." };
+  }
+  const raw = object.amount;
+  const given = typeof mobile === "string" ? mobile : undefined;
+  if (raw === undefined || raw === null) return { amount: undefined, mobile: given };
   const value = parseInteger(raw);
   return value !== undefined && value > 0
-    ? { amount: value }
+    ? { amount: value, mobile: given }
     : { error: "The refund amount must be a positive integer of paisa." };
 }

@@ -52,7 +52,7 @@ export function lookupBody(payment: KhaltiPayment, status: KhaltiStatus): Record
 
 /** Khalti reports the final unpaid states with HTTP 400, the body shaped as any lookup. */
 export function lookupHttpStatus(status: KhaltiStatus): number {
-  return status === "Expired" || status === "User canceled" ? 400 : 200;
+  return status === "Expired" || status === "User canceled" || status === "Failed" ? 400 : 200;
 }
 
 /** A gateway's error page, as a failing Khalti answers: not JSON. */

@@ -1,6 +1,6 @@
 // `npm run demo`: the offline playground. Nothing needed but `npm ci`; Redis when REDIS_URL is set.
 import { z } from "zod";
-import { createLogger } from "../../src/adapters/logger.js";
+import { playgroundLogger } from "./log.js";
 import { DEMO_METHODS, DEMO_PAYMENT_MODES } from "./payment-modes.js";
 import { startPlayground } from "./playground.js";
 
@@ -25,8 +25,8 @@ const { DEMO_PORT, DEMO_HOST, REDIS_URL, LOG_LEVEL, DEMO_PAYMENT_MODE } = settin
 
 /** The start message's hint at the other payment modes. */
 const OTHER_MODES =
-  "DEMO_PAYMENT_MODE=all: eSewa, Khalti and a card; telegram: a test card; " +
-  "khalti: Khalti's sandbox; esewa: eSewa's sandbox; none: nobody pays";
+  "DEMO_PAYMENT_MODE=all: eSewa, Khalti, Fonepay QR and a card; telegram: a test card; " +
+  "khalti: Khalti's sandbox; esewa: eSewa's sandbox; fonepay: Fonepay's sandbox; none: nobody pays";
 
 // Without REDIS_URL, an in-process stand-in; real deployments always use Redis.
 const redis = REDIS_URL ? undefined : new (await import("ioredis-mock")).default();
@@ -37,11 +37,12 @@ const playground = await startPlayground({
   env: { ...process.env, LOG_LEVEL },
   paymentMode: DEMO_PAYMENT_MODE,
   redis,
-  logger: createLogger(LOG_LEVEL),
+  logger: playgroundLogger(LOG_LEVEL),
 });
 process.stdout.write(
   `Playground: ${playground.url}\n` +
-    `Storage: ${REDIS_URL ? `Redis at ${REDIS_URL}` : "in-process (set REDIS_URL to use Redis)"}\n` +
+    `Redis: ${REDIS_URL ? `the server at ${REDIS_URL} (keys under playground:)` : "an in-process stand-in, nothing kept after Ctrl+C (set REDIS_URL to use a Redis server)"}\n` +
+    "Ledger: in memory\n" +
     `Payments: ${paymentsLine(playground)}\n` +
     "Press Ctrl+C to stop.\n",
 );
@@ -50,7 +51,7 @@ function paymentsLine(started: typeof playground): string {
   if (DEMO_PAYMENT_MODE === "none") {
     return `none, everyone may top up (${OTHER_MODES})`;
   }
-  const { khalti, esewa } = started;
+  const { khalti, esewa, fonepay } = started;
   const methods = DEMO_METHODS[DEMO_PAYMENT_MODE].map((method) => {
     if (method === "khalti" && khalti) {
       return `Khalti web checkout on the Khalti sandbox at ${khalti.sandbox.url}`;
@@ -60,6 +61,9 @@ function paymentsLine(started: typeof playground): string {
         `eSewa ePay on the eSewa sandbox at ${esewa.sandbox.url} ` +
         `(merchant ${esewa.sandbox.productCode})`
       );
+    }
+    if (method === "fonepay" && fonepay) {
+      return `Fonepay QR: pay a QR on the Fonepay sandbox's pages at ${fonepay.url}/ (the bank app)`;
     }
     return "Telegram Payments with a test card";
   });

@@ -1,28 +1,44 @@
 // The offline playground: the provider sandbox, the Telegram emulator and the real bot in one
 // process, with a web page that looks and behaves like a Telegram chat.
+import { mkdtemp, rm } from "node:fs/promises";
 import type { Server } from "node:http";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Redis } from "ioredis";
 import type { Logger } from "../../src/adapters/logger.js";
 import { type App, createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
+import { buildWebapp } from "../build-webapp.mjs";
 import {
   createEsewaSandbox,
   TEST_SECRET_KEY as ESEWA_TEST_SECRET_KEY,
   type EsewaSandbox,
 } from "../esewa-sandbox/server.js";
+import { createFonepaySandbox, type FonepaySandbox } from "../fonepay-sandbox/server.js";
 import { createKhaltiSandbox, type KhaltiSandbox } from "../khalti-sandbox/server.js";
 import { createSandbox, type Sandbox } from "../sandbox/server.js";
 import { createTelegramEmulator, type TelegramEmulator } from "../telegram-emulator/index.js";
 import { DEMO_METHODS, type DemoPaymentMode } from "./payment-modes.js";
-import { type Roles, startWeb } from "./web.js";
+import { type Roles, startWeb, TELEGRAM_LINKS } from "./web.js";
 
 export const DEMO_BOT_TOKEN = "5000000001:playground-bot-token";
+const DEMO_BOT_USERNAME = "topup_playground_bot";
 const DEMO_PROVIDER_TOKEN = "sandbox-token";
 /** A test-mode payment provider token, as BotFather gives one (`…:TEST:…`). */
 const DEMO_PAYMENT_TOKEN = "284685063:TEST:playground";
 /** The Khalti sandbox's secret key: the bot sends it, the sandbox checks it. */
 const DEMO_KHALTI_KEY = "playground-khalti-key";
+/**
+ * The Fonepay sandbox's merchant: not Fonepay's published test one, whose secret key ("fonepay")
+ * the log's scrubber would strike out of every line naming the method.
+ */
+const DEMO_FONEPAY = {
+  merchantCode: "playground01",
+  username: "playground-fonepay",
+  password: "playground-fonepay-password",
+  secretKey: "playground-fonepay-key",
+};
 
 export const ROLES: Roles = {
   user: { id: 1001, chatId: 1001, first_name: "Asha", phone: "9851000002" },
@@ -49,38 +65,57 @@ export interface Playground {
   khalti?: LocalCheckout<KhaltiSandbox>;
   /** With eSewa (esewa, all): the eSewa sandbox the bot pays through, and the bot's site. */
   esewa?: LocalCheckout<EsewaSandbox>;
+  /** With Fonepay (fonepay, all): the Fonepay sandbox, whose QR pages play the bank app. */
+  fonepay?: FonepaySandbox;
   emulator: TelegramEmulator;
   close(): Promise<void>;
 }
 
 export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
+  // The page's address is known before anything starts: the pages link back to its chat.
+  const port = options.port === 0 ? await freePort(options.host) : options.port;
+  const url = `http://${options.host === "0.0.0.0" ? "localhost" : options.host}:${port}`;
+  // The page stands in for t.me: the bot's links into Telegram (TELEGRAM_LINK_ROOT) open its
+  // chat, and so do the sandboxes' "Back to Telegram".
+  const linkRoot = `${url}${TELEGRAM_LINKS}`;
+  const chatUrl = `${linkRoot}/${DEMO_BOT_USERNAME}`;
   // The sandbox speaks the same zone as the bot is told the provider uses.
   const timeZone = options.env.PROVIDER_TIMEZONE || "Asia/Kathmandu";
   const sandbox = await createSandbox({ token: DEMO_PROVIDER_TOKEN, timeZone });
   const emulator = await createTelegramEmulator({
-    bots: [{ token: DEMO_BOT_TOKEN, first_name: "Top-up Bot", username: "topup_playground_bot" }],
+    bots: [{ token: DEMO_BOT_TOKEN, first_name: "Top-up Bot", username: DEMO_BOT_USERNAME }],
   });
   const { paymentMode } = options;
   const methods = DEMO_METHODS[paymentMode];
   // One bot site serves both Khalti's return page and eSewa's pages.
-  const site = methods.some((method) => method !== "telegram") ? await localSite() : undefined;
+  const site = methods.some((method) => method === "khalti" || method === "esewa")
+    ? await localSite()
+    : undefined;
   const khalti =
     site && methods.includes("khalti")
-      ? { ...site, sandbox: await createKhaltiSandbox({ secretKey: DEMO_KHALTI_KEY }) }
+      ? { ...site, sandbox: await createKhaltiSandbox({ secretKey: DEMO_KHALTI_KEY, chatUrl }) }
       : undefined;
   const esewa =
     site && methods.includes("esewa")
-      ? { ...site, sandbox: await createEsewaSandbox() }
+      ? { ...site, sandbox: await createEsewaSandbox({ chatUrl }) }
       : undefined;
+  const fonepay = methods.includes("fonepay")
+    ? await createFonepaySandbox({ ...DEMO_FONEPAY, chatUrl })
+    : undefined;
+  // The payment journal keeps what the ledger could not take: the ledger is in memory, so the
+  // journal is the playground's own too, not a ./data in whatever folder it was started from.
+  const journalDir = await mkdtemp(join(tmpdir(), "topup-playground-"));
   const config = loadConfig({
     CURRENCY: "NPR",
     REDIS_KEY_PREFIX: "playground:",
     ...(paymentMode === "none" && { TOPUP_USER_IDS: "*" }),
     ...options.env,
-    ...paymentEnv(paymentMode, { khalti, esewa }),
+    ...paymentEnv(paymentMode, { khalti, esewa, fonepay }),
     PROVIDER_TIMEZONE: timeZone,
+    PAYMENT_JOURNAL_DIR: journalDir,
     BOT_TOKEN: DEMO_BOT_TOKEN,
     TELEGRAM_API_ROOT: emulator.apiRoot,
+    TELEGRAM_LINK_ROOT: linkRoot,
     TELEGRAM_POLL_TIMEOUT_SECONDS: "10",
     PROVIDER_BASE_URL: sandbox.baseUrl(),
     PROVIDER_TOKEN: DEMO_PROVIDER_TOKEN,
@@ -89,6 +124,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     // The support desk's agent is staff: only staff may look customers up.
     STAFF_USER_IDS: String(ROLES.support.id),
   });
+  // The Mini App's page, as `npm run build:webapp` builds it, for the bot to serve at /app/.
+  await buildWebapp();
   const app: App = createApp(config, options.logger, {
     redis: options.redis,
     ledger: { kind: "embedded", dataDir: null },
@@ -96,21 +133,22 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   await app.start();
   const web: Server = await startWeb({
     host: options.host,
-    port: options.port,
+    port,
     emulator,
     sandbox,
     roles: ROLES,
     apiVersion: config.provider.version,
     paymentMode,
+    botToken: DEMO_BOT_TOKEN,
+    miniAppUrl: config.miniApp?.url,
   });
-  const address = web.address();
-  const port = typeof address === "object" && address ? address.port : options.port;
   return {
-    url: `http://${options.host === "0.0.0.0" ? "localhost" : options.host}:${port}`,
+    url,
     sandbox,
     emulator,
     khalti,
     esewa,
+    ...(fonepay && { fonepay }),
     async close() {
       web.closeAllConnections();
       await new Promise((resolve) => web.close(resolve));
@@ -119,6 +157,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       await sandbox.close();
       await khalti?.sandbox.close();
       await esewa?.sandbox.close();
+      await fonepay?.close();
+      await rm(journalDir, { recursive: true, force: true });
     },
   };
 }
@@ -142,11 +182,15 @@ interface LocalCheckout<Sandbox> extends LocalSite {
  */
 function paymentEnv(
   mode: DemoPaymentMode,
-  sandboxes: { khalti?: LocalCheckout<KhaltiSandbox>; esewa?: LocalCheckout<EsewaSandbox> },
+  sandboxes: {
+    khalti?: LocalCheckout<KhaltiSandbox>;
+    esewa?: LocalCheckout<EsewaSandbox>;
+    fonepay?: FonepaySandbox | undefined;
+  },
 ): NodeJS.ProcessEnv {
   if (mode === "none") return { PAYMENT_MODE: "none", PAYMENT_METHODS: undefined };
   const methods = DEMO_METHODS[mode];
-  const { khalti, esewa } = sandboxes;
+  const { khalti, esewa, fonepay } = sandboxes;
   const site = khalti ?? esewa;
   return {
     PAYMENT_METHODS: methods.join(","),
@@ -160,6 +204,13 @@ function paymentEnv(
       ESEWA_SECRET_KEY: ESEWA_TEST_SECRET_KEY,
       ESEWA_FORM_URL: esewa.sandbox.formUrl,
       ESEWA_STATUS_URL: esewa.sandbox.statusUrl,
+    }),
+    ...(fonepay && {
+      FONEPAY_MERCHANT_CODE: DEMO_FONEPAY.merchantCode,
+      FONEPAY_USERNAME: DEMO_FONEPAY.username,
+      FONEPAY_PASSWORD: DEMO_FONEPAY.password,
+      FONEPAY_SECRET_KEY: DEMO_FONEPAY.secretKey,
+      FONEPAY_API_URL: fonepay.apiUrl,
     }),
     // The bot's HTTP server, for the payment systems' pages; on this machine only.
     ...(site && {
@@ -176,12 +227,12 @@ async function localSite(): Promise<LocalSite> {
   return { port, publicUrl: `http://127.0.0.1:${port}` };
 }
 
-/** A TCP port on 127.0.0.1 that nobody listens on right now. */
-async function freePort(): Promise<number> {
+/** A TCP port on `host` that nobody listens on right now. */
+async function freePort(host = "127.0.0.1"): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve, reject) => {
     probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", resolve);
+    probe.listen(0, host, resolve);
   });
   const address = probe.address();
   const port = typeof address === "object" && address ? address.port : 0;

@@ -2,6 +2,7 @@
 // Server-Sent Events stream of everything that changes in their chats.
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { sign } from "@telegram-apps/init-data-node";
 import type { Message } from "grammy/types";
 import type { Sandbox } from "../sandbox/server.js";
 import type {
@@ -33,7 +34,33 @@ export interface WebOptions {
   apiVersion: string;
   /** How subscribers pay: the page's guide says it. */
   paymentMode: DemoPaymentMode;
+  /** The playground bot's token: the stand-in for Telegram signs the Mini App's initData. */
+  botToken: string;
+  /** The Mini App's address (the bot's PUBLIC_URL/app/), when the bot offers one. */
+  miniAppUrl: string | undefined;
 }
+
+/** Telegram's colours, light and dark, as a client passes them to a Mini App (themeParams). */
+const THEMES = {
+  light: {
+    bg_color: "#ffffff",
+    text_color: "#000000",
+    hint_color: "#707579",
+    link_color: "#3390ec",
+    button_color: "#3390ec",
+    button_text_color: "#ffffff",
+    secondary_bg_color: "#f4f4f5",
+  },
+  dark: {
+    bg_color: "#212121",
+    text_color: "#ffffff",
+    hint_color: "#aaaaaa",
+    link_color: "#8774e1",
+    button_color: "#8774e1",
+    button_text_color: "#ffffff",
+    secondary_bg_color: "#181818",
+  },
+};
 
 /** A chat message as the page draws it. */
 interface PageMessage {
@@ -42,13 +69,16 @@ interface PageMessage {
   sender: string;
   text: string;
   entities: Message["entities"];
-  photo: boolean;
+  /** A photo: `url` serves its bytes when the bot uploaded them (a link it gave is not fetched). */
+  photo?: { url?: string };
+  /** A document, drawn as a file card: its name, size and a link serving its bytes. */
+  document?: { name: string; size?: number; url?: string };
   contact?: string;
   /** An invoice, drawn as Telegram's card: its own fields, never the message text. */
   invoice?: PageInvoice;
   /** A successful_payment service message: what was paid. */
   payment?: { amount: string };
-  inlineKeyboard: { text: string; data?: string; url?: string; pay?: true }[][];
+  inlineKeyboard: { text: string; data?: string; url?: string; pay?: true; webApp?: string }[][];
   edited: boolean;
   deleted: boolean;
   date: number;
@@ -57,7 +87,7 @@ interface PageMessage {
 interface PageInvoice {
   title: string;
   description: string;
-  /** "NPR 700.00", from the total in minor units. */
+  /** "NPR 700.00", from the total in minor units, in the people's language. */
   amount: string;
   /** Paid from this page: Telegram shows a receipt instead of a Pay button. */
   paid: boolean;
@@ -69,37 +99,75 @@ type PageCheckout =
   | { kind: "refused"; errorMessage: string }
   | { kind: "unavailable"; reason: string };
 
+/**
+ * Where the page stands in for t.me (the bot's TELEGRAM_LINK_ROOT): a link into Telegram, such
+ * as the payment pages' "Back to Telegram", opens the page's chat instead of leaving it.
+ */
+export const TELEGRAM_LINKS = "/t.me";
+
 const PUBLIC = new URL("./public/", import.meta.url);
 const STATIC: Record<string, [string, string]> = {
   "/": ["index.html", "text/html; charset=utf-8"],
   "/app.js": ["app.js", "text/javascript; charset=utf-8"],
+  "/i18n.js": ["i18n.js", "text/javascript; charset=utf-8"],
   "/style.css": ["style.css", "text/css; charset=utf-8"],
 };
 
-function toPageMessage(stored: StoredMessage, paid: boolean): PageMessage {
+/** What the page is told a file is, by its name's extension; images are shown, others saved. */
+const FILE_TYPES: Record<string, string> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  csv: "text/csv; charset=utf-8",
+  txt: "text/plain; charset=utf-8",
+  json: "application/json",
+  pdf: "application/pdf",
+};
+
+/** Where the page gets the bytes of a file the bot uploaded. */
+const fileUrl = (fileId: string) => `/api/files/${encodeURIComponent(fileId)}`;
+
+function toPageMessage(
+  stored: StoredMessage,
+  paid: boolean,
+  uploaded: (fileId: string) => boolean,
+  language: string,
+): PageMessage {
   const message = stored.message;
-  const { invoice, successful_payment: payment } = message;
+  const { invoice, successful_payment: payment, document } = message;
+  // Telegram lists a photo's sizes smallest first: the emulator keeps one, the upload.
+  const photo = message.photo?.at(-1);
   return {
     id: stored.messageId,
     fromBot: stored.sentByBot,
     sender: message.from?.first_name ?? "",
     text: message.text ?? message.caption ?? "",
     entities: message.entities ?? message.caption_entities ?? [],
-    photo: message.photo !== undefined,
+    photo: photo && { url: uploaded(photo.file_id) ? fileUrl(photo.file_id) : undefined },
+    document: document && {
+      name: document.file_name ?? "file",
+      size: document.file_size,
+      url: uploaded(document.file_id) ? fileUrl(document.file_id) : undefined,
+    },
     contact: message.contact?.phone_number,
     invoice: invoice && {
       title: invoice.title,
       description: invoice.description,
-      amount: formatAmount(invoice.currency, invoice.total_amount),
+      amount: formatAmount(invoice.currency, invoice.total_amount, language),
       paid,
     },
-    payment: payment && { amount: formatAmount(payment.currency, payment.total_amount) },
+    payment: payment && {
+      amount: formatAmount(payment.currency, payment.total_amount, language),
+    },
     inlineKeyboard: (message.reply_markup?.inline_keyboard ?? []).map((row) =>
       row.map((button) => ({
         text: button.text,
         data: "callback_data" in button ? button.callback_data : undefined,
         url: "url" in button ? button.url : undefined,
         pay: "pay" in button && button.pay === true ? true : undefined,
+        webApp: "web_app" in button ? button.web_app?.url : undefined,
       })),
     ),
     edited: message.edit_date !== undefined,
@@ -108,9 +176,16 @@ function toPageMessage(stored: StoredMessage, paid: boolean): PageMessage {
   };
 }
 
-/** "NPR 700.00" from 70000, as Telegram's Pay button reads (the currency's minor units). */
-function formatAmount(currency: string, minor: number): string {
-  const format = new Intl.NumberFormat("en", { style: "currency", currency });
+/**
+ * "NPR 700.00" from 70000 (the currency's minor units), as the person's Telegram writes it in
+ * their language ("नेरू ७००.००" in Nepali, as the bot does). Here, not in the page: a browser's
+ * Intl may lack Nepali (Debian's Chromium does).
+ */
+function formatAmount(currency: string, minor: number, language: string): string {
+  const format = new Intl.NumberFormat(language === "ne" ? "ne-NP" : "en", {
+    style: "currency",
+    currency,
+  });
   const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
   return format.format(minor / 10 ** digits);
 }
@@ -133,8 +208,14 @@ export async function startWeb(options: WebOptions): Promise<Server> {
   /** Invoices paid from the page, "chatId:messageId": the emulator keeps that to itself. */
   const paidInvoices = new Set<string>();
   const invoiceKey = (chatId: number, messageId: number) => `${chatId}:${messageId}`;
+  const uploaded = (fileId: string) => emulator.file(fileId)?.upload !== undefined;
   const toPage = (stored: StoredMessage) =>
-    toPageMessage(stored, paidInvoices.has(invoiceKey(stored.chatId, stored.messageId)));
+    toPageMessage(
+      stored,
+      paidInvoices.has(invoiceKey(stored.chatId, stored.messageId)),
+      uploaded,
+      language,
+    );
   const drivers = new Map<Role, ChatUser>();
   const driver = (role: Role): ChatUser => {
     const existing = drivers.get(role);
@@ -210,6 +291,7 @@ export async function startWeb(options: WebOptions): Promise<Server> {
       apiVersion: options.apiVersion,
       botName: "Top-up Bot",
       payments: { mode: options.paymentMode, testCards: TEST_CARDS },
+      miniApp: options.miniAppUrl ?? null,
     }),
     "GET /api/sandbox": () => ({ customers: sandbox.directory(), topups: sandbox.topups }),
     "POST /api/send": (body) => {
@@ -222,6 +304,44 @@ export async function startWeb(options: WebOptions): Promise<Server> {
       return { ok: true };
     },
     "POST /api/pay": pay,
+    // The stand-in for Telegram's Mini App launch: the app's address with initData signed by
+    // the bot's token for this person, and the theme (a real client does the same).
+    "POST /api/webapp": (body) => {
+      const role = roleOf(body);
+      const url = String(body.url ?? options.miniAppUrl ?? "");
+      if (!options.miniAppUrl || !url.startsWith(options.miniAppUrl)) {
+        throw new Error("not the bot's Mini App");
+      }
+      const spec = roles[role];
+      const initData = sign(
+        { user: { id: spec.id, first_name: spec.first_name, language_code: language } },
+        options.botToken,
+        new Date(),
+      );
+      const theme = body.dark === true ? THEMES.dark : THEMES.light;
+      const launch = new URLSearchParams({
+        tgWebAppData: initData,
+        tgWebAppVersion: "8.0",
+        tgWebAppPlatform: "web",
+        tgWebAppThemeParams: JSON.stringify(theme),
+      });
+      return { src: `${url}#${launch}` };
+    },
+    // openInvoice: the invoice link paid with the test card the page's form took.
+    "POST /api/invoice-link": async (body) => {
+      const outcome = cardOutcome(String(body.cardNumber ?? TEST_CARDS.paying));
+      if (outcome === "invalid") return { kind: "invalid-card" };
+      const result = await driver(roleOf(body)).payInvoiceLink(String(body.url), { outcome });
+      return toPageCheckout(result);
+    },
+    // requestContact: the person's own number sent to the bot as their message, as Telegram
+    // does once they agree (the stand-in agrees for them); "cancelled" for one without a number.
+    "POST /api/request-phone": (body) => {
+      const role = roleOf(body);
+      if (!roles[role].phone) return { status: "cancelled" };
+      driver(role).sendContact();
+      return { status: "sent" };
+    },
     "POST /api/reply-button": (body) => {
       driver(roleOf(body)).tapReplyButton(String(body.text));
       return { ok: true };
@@ -233,14 +353,26 @@ export async function startWeb(options: WebOptions): Promise<Server> {
       return { ok: true, language };
     },
   };
+  /** The chat's menu button, when it opens a Mini App: its label and address. */
+  const menuApp = (role: Role) => {
+    const button = driver(role).menuButton();
+    return button?.type === "web_app" ? { text: button.text, url: button.web_app.url } : null;
+  };
   const chatRoute = (role: Role) => ({
     messages: emulator.messages(roles[role].chatId).map(toPage),
     keyboard: driver(role).replyKeyboard(),
+    // The bot's command menu as Telegram shows it in this chat, in the person's language.
+    commands: driver(role).commands(),
+    menuApp: menuApp(role),
   });
 
   const server = createServer(async (request, response) => {
     try {
       const path = new URL(request.url ?? "/", "http://localhost").pathname;
+      if (request.method === "GET" && path.startsWith(`${TELEGRAM_LINKS}/`)) {
+        response.writeHead(302, { location: "/", "cache-control": "no-store" }).end();
+        return;
+      }
       const file = STATIC[path];
       if (request.method === "GET" && file) {
         const body = await readFile(new URL(file[0], PUBLIC));
@@ -258,9 +390,21 @@ export async function startWeb(options: WebOptions): Promise<Server> {
         request.on("close", () => streams.delete(response));
         return;
       }
+      const upload = /^\/api\/files\/([^/]+)$/.exec(path);
+      if (request.method === "GET" && upload) {
+        serveFile(response, emulator.file(decodeURIComponent(upload[1] ?? ""))?.upload);
+        return;
+      }
       const chat = /^\/api\/chat\/(user|admin|support)$/.exec(path);
       if (request.method === "GET" && chat) {
         json(response, 200, chatRoute(chat[1] as Role));
+        return;
+      }
+      // The menu as the bot set it now (it sets it at start, perhaps after the page loaded).
+      const menu = /^\/api\/commands\/(user|admin|support)$/.exec(path);
+      if (request.method === "GET" && menu) {
+        const role = menu[1] as Role;
+        json(response, 200, { commands: driver(role).commands(), menuApp: menuApp(role) });
         return;
       }
       const route = routes[`${request.method} ${path}`];
@@ -286,6 +430,29 @@ export async function startWeb(options: WebOptions): Promise<Server> {
     server.listen(options.port, options.host, resolve);
   });
   return server;
+}
+
+/** An uploaded file's bytes: an image to show, anything else to save under its own name. */
+function serveFile(
+  response: ServerResponse,
+  upload: { filename: string; bytes: Buffer } | undefined,
+): void {
+  if (!upload) {
+    json(response, 404, { error: "no such file" });
+    return;
+  }
+  const extension = /\.([A-Za-z0-9]+)$/.exec(upload.filename)?.[1]?.toLowerCase() ?? "";
+  const type = FILE_TYPES[extension] ?? "application/octet-stream";
+  const name = encodeURIComponent(upload.filename);
+  response
+    .writeHead(200, {
+      "content-type": type,
+      "content-length": upload.bytes.length,
+      "content-disposition": `${type.startsWith("image/") ? "inline" : "attachment"}; filename*=UTF-8''${name}`,
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store",
+    })
+    .end(upload.bytes);
 }
 
 function roleOf(body: Record<string, unknown>): Role {

@@ -1,7 +1,7 @@
 // The messages of one chat as one bot sees it: ids increasing from 1, every version of
 // every message, deletions kept as marks, and the reply keyboard the user currently sees.
 
-import type { Chat, Message, ReplyKeyboardMarkup } from "grammy/types";
+import type { Chat, MenuButton, Message, ReplyKeyboardMarkup } from "grammy/types";
 import { inlineKeyboardOf, type ReplyMarkup } from "./reply-markup.js";
 import type { StoredMessage } from "./types.js";
 
@@ -24,6 +24,8 @@ export class ChatLog {
   private readonly stored = new Map<number, StoredMessage>();
   /** What a reply keyboard the bot sent last leaves on the user's screen. */
   replyKeyboard: ReplyKeyboardMarkup | undefined;
+  /** setChatMenuButton's button for this private chat; none: the bot's default. */
+  menuButton: MenuButton | undefined;
 
   constructor(
     readonly botId: number,

@@ -10,8 +10,10 @@ import type {
   Contact,
   InlineKeyboardButton,
   KeyboardButton,
+  MenuButton,
   Message,
   MessageEntity,
+  MessageOrigin,
   ReplyKeyboardMarkup,
   User,
 } from "grammy/types";
@@ -22,6 +24,7 @@ import type {
   BotRef,
   CallbackAnswer,
   EmulatorEvent,
+  ForwardedInvoiceResult,
   MemberStatus,
   PaymentResult,
   PayOptions,
@@ -58,8 +61,12 @@ export class ChatUser {
     return record.user;
   }
 
-  /** A text message to the bot; commands get bot_command entities as in Telegram clients. */
-  sendText(text: string, options: { replyTo?: number } = {}): Message {
+  /**
+   * A text message to the bot; commands get bot_command entities as in Telegram clients.
+   * `viaBot`: the text is an inline bot's result the user chose (the message then names it in
+   * `via_bot`, and Telegram finds commands in it all the same).
+   */
+  sendText(text: string, options: { replyTo?: number; viaBot?: User } = {}): Message {
     const { bot, log } = this.context();
     this.assertCanWrite(bot, log);
     const entities: MessageEntity[] = [...text.matchAll(COMMAND)].map((match) => ({
@@ -73,6 +80,46 @@ export class ChatUser {
       text,
       ...(entities.length > 0 && { entities }),
       ...(replied && { reply_to_message: asReplyMessage(replied.message) }),
+      ...(options.viaBot && { via_bot: options.viaBot }),
+    });
+  }
+
+  /**
+   * Forwards a message this user can see (any chat's, another user's included) into this chat:
+   * its content with its entities (a command stays a command, as in Telegram), and
+   * `forward_origin` naming who wrote it (a forwarded forward keeps the first origin). Inline
+   * buttons do not travel with it; an invoice is forwarded to people, not to the bot: see
+   * payForwarded().
+   */
+  forward(original: Message): Message {
+    const { bot, log } = this.context();
+    this.assertCanWrite(bot, log);
+    if (original.invoice) throw new Error("An invoice is forwarded to people: use payForwarded()");
+    const {
+      message_id,
+      chat,
+      date,
+      from,
+      sender_chat,
+      forward_origin,
+      reply_to_message: _reply,
+      reply_markup: _markup,
+      edit_date: _edited,
+      ...content
+    } = original;
+    const origin: MessageOrigin =
+      forward_origin ??
+      (chat.type === "channel"
+        ? { type: "channel", chat, message_id, date }
+        : sender_chat
+          ? { type: "chat", sender_chat, date }
+          : from
+            ? { type: "user", sender_user: from, date }
+            : { type: "hidden_user", sender_user_name: "Hidden", date });
+    return this.world.postUserMessage(bot, log, this.user, {
+      ...(this.senderChat && { sender_chat: this.senderChat }),
+      ...content,
+      forward_origin: origin,
     });
   }
 
@@ -148,6 +195,50 @@ export class ChatUser {
     // Deleted messages included: paying one is "unavailable", not a mistake in the test.
     const entry = log.list().find((candidate) => candidate.messageId === messageId);
     if (!entry) throw new Error(`No message #${messageId} in chat ${this.chatId}`);
+    return payInvoice(this.world, bot, log, this.user, entry, options);
+  }
+
+  /**
+   * Opens an invoice link (createInvoiceLink, as a Mini App's openInvoice does) and pays it as
+   * pay() does: the bot's pre_checkout_query and successful_payment come from this chat.
+   */
+  async payInvoiceLink(url: string, options: PayOptions = {}): Promise<PaymentResult> {
+    const { bot, log } = this.context();
+    this.assertCanWrite(bot, log);
+    const link = bot.invoiceLinks.get(/\/\$([^/?#]+)$/.exec(url)?.[1] ?? "");
+    const state = link && bot.invoices.get(link);
+    if (!link || !state) throw new Error(`No invoice link ${url}`);
+    // The same invoice (one paid state), paid from this chat.
+    const here = { ...link, chatId: log.chatId };
+    bot.invoices.set(here, state);
+    return payInvoice(this.world, bot, log, this.user, here, options);
+  }
+
+  /**
+   * Taps the button of a copy of another chat's invoice (message `messageId` of chat
+   * `invoiceChatId`) that its buyer forwarded to this user, outside the bot. Telegram forwards
+   * an invoice that has a `start_parameter` with a deep link instead of the Pay button: this
+   * user then opens the bot, which gets `/start <start_parameter>` from them ("opened-bot").
+   * Without one the copy keeps the Pay button and this user pays the buyer's invoice as pay()
+   * does: the pre_checkout_query is theirs, and the successful_payment arrives in their own
+   * chat with the bot. `ignoreStartParameter`: a copy that kept its Pay button anyway (one
+   * forwarded before the invoice had a start_parameter), to try the bot's own check.
+   */
+  async payForwarded(
+    invoiceChatId: number,
+    messageId: number,
+    options: PayOptions & { ignoreStartParameter?: boolean } = {},
+  ): Promise<ForwardedInvoiceResult> {
+    const { bot, log } = this.context();
+    this.assertCanWrite(bot, log);
+    const source = this.world.chatLog(bot, invoiceChatId);
+    const entry = source?.list().find((candidate) => candidate.messageId === messageId);
+    if (!entry) throw new Error(`No message #${messageId} in chat ${invoiceChatId}`);
+    const startParameter = entry.message.invoice?.start_parameter ?? "";
+    if (startParameter !== "" && !options.ignoreStartParameter) {
+      const message = this.sendText(`/start ${startParameter}`);
+      return { kind: "opened-bot", startParameter, message };
+    }
     return payInvoice(this.world, bot, log, this.user, entry, options);
   }
 
@@ -230,7 +321,17 @@ export class ChatUser {
     return this.context().log.replyKeyboard ?? null;
   }
 
+  /**
+   * The chat's menu button as the bot set it (setChatMenuButton), in a private chat: the
+   * chat's own, else the bot's default.
+   */
+  menuButton(): MenuButton | undefined {
+    const { bot, log } = this.context();
+    return log.chat.type === "private" ? (log.menuButton ?? bot.menuButton) : undefined;
+  }
+
   /** The command menu a Telegram client would show this user here. */
+
   commands(): BotCommand[] {
     const { bot, log } = this.context();
     const chat_id = this.chatId;

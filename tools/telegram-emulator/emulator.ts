@@ -4,6 +4,7 @@
 
 import type { Update, WebhookInfo } from "grammy/types";
 import { ChatUser, GroupDriver } from "./driver.js";
+import type { HeldCall } from "./held-calls.js";
 import { setBlocked } from "./membership.js";
 import { findMethod } from "./methods/registry.js";
 import { webhookInfoOf } from "./methods/webhook.js";
@@ -39,6 +40,11 @@ export interface TelegramEmulator {
   unblockUser(userId: number, bot?: BotRef): void;
   /** The next `times` calls of `method` fail with `error` instead of running. */
   failNext(method: string, error: ForcedError, times?: number): void;
+  /**
+   * The next call of `method` (in chat `chatId`, if given) waits before it runs until
+   * `release()`: `reached` resolves once the bot made it.
+   */
+  holdNext(method: string, options?: { chatId?: number }): HeldCall;
   /** Replaces the flood rule (undefined: none); counting starts afresh. */
   setFloodLimit(limit: FloodLimit | undefined): void;
   calls(method?: string): ApiCall[];
@@ -93,6 +99,12 @@ export async function createTelegramEmulator(
       const known = findMethod(method);
       if (!known) throw new Error(`failNext: "${method}" is not a method the emulator implements`);
       world.failures.add(known.name, error, times);
+    },
+
+    holdNext(method, options = {}) {
+      const known = findMethod(method);
+      if (!known) throw new Error(`holdNext: "${method}" is not a method the emulator implements`);
+      return world.held.add(known.name, options.chatId);
     },
 
     setFloodLimit(limit) {

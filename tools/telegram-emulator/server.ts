@@ -81,6 +81,8 @@ async function handle(
     params = await readParams(request, url.searchParams);
     const forced = world.failures.take(method.name);
     if (forced) throw forced;
+    const chatId = params.string("chat_id");
+    await world.held.wait(method.name, chatId === undefined ? undefined : Number(chatId));
     answer = {
       ok: true,
       result: await method.handler({ world, bot, params, signal: abort.signal }),

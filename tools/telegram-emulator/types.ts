@@ -176,6 +176,11 @@ export type PaymentResult =
   /** Nothing to pay: the invoice was deleted, or paid already. */
   | { kind: "unavailable"; reason: string };
 
+/** How ChatUser.payForwarded ended: paid (or not) as pay(), or the copy's deep link opened the bot. */
+export type ForwardedInvoiceResult =
+  | PaymentResult
+  | { kind: "opened-bot"; startParameter: string; message: Message };
+
 export type EmulatorEvent =
   | { type: "message"; botId: number; chatId: number; message: Message; sentByBot: boolean }
   | { type: "edit"; botId: number; chatId: number; message: Message }

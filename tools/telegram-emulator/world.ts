@@ -3,11 +3,20 @@
 // HTTP methods and drivers both change it only through here and the chat logs.
 
 import { createHash } from "node:crypto";
-import type { CallbackQuery, Chat, Message, Update, User, UserFromGetMe } from "grammy/types";
+import type {
+  CallbackQuery,
+  Chat,
+  MenuButton,
+  Message,
+  Update,
+  User,
+  UserFromGetMe,
+} from "grammy/types";
 import { BotCommands } from "./bot-commands.js";
 import { ChatLog, type EmulatedChat, type MessageContent } from "./chat-log.js";
 import { FloodWindow } from "./flood-control.js";
 import { ForcedFailures } from "./forced-failures.js";
+import { HeldCalls } from "./held-calls.js";
 import type { ReplyMarkup } from "./reply-markup.js";
 import type {
   ApiCall,
@@ -39,12 +48,16 @@ export interface BotState {
   readonly updates: UpdateQueue;
   readonly flood: FloodWindow;
   readonly commands: BotCommands;
+  /** setChatMenuButton's default for private chats (a chat's own is on its ChatLog). */
+  menuButton: MenuButton | undefined;
   /** Users who blocked the bot. */
   readonly blockedBy: Set<number>;
   readonly callbackQueries: Map<string, CallbackQueryState>;
   readonly chats: Map<number, ChatLog>;
   /** What Telegram keeps of an invoice and never shows in the message (the payload). */
   readonly invoices: WeakMap<StoredMessage, InvoiceState>;
+  /** createInvoiceLink's invoices, by the link's slug: in no chat until a user pays one. */
+  readonly invoiceLinks: Map<string, StoredMessage>;
   readonly preCheckoutQueries: Map<string, PreCheckoutState>;
   /** Set by setWebhook: updates are then posted, and getUpdates is refused. */
   webhook: Webhook | undefined;
@@ -97,6 +110,7 @@ export class World {
   readonly calls: ApiCall[] = [];
   readonly files = new Map<string, StoredFile>();
   readonly failures = new ForcedFailures();
+  readonly held = new HeldCalls();
   readonly webhookDeliveries: WebhookDelivery[] = [];
   readonly webhookTiming: Required<WebhookTiming>;
   readonly preCheckoutAnswers: PreCheckoutAnswer[] = [];
@@ -166,10 +180,12 @@ export class World {
       updates: new UpdateQueue(),
       flood: new FloodWindow(),
       commands: new BotCommands(),
+      menuButton: undefined,
       blockedBy: new Set(),
       callbackQueries: new Map(),
       chats: new Map(),
       invoices: new WeakMap(),
+      invoiceLinks: new Map(),
       preCheckoutQueries: new Map(),
       webhook: undefined,
     };

@@ -25,11 +25,20 @@ class LedgerUnavailableError extends Error {
 /**
  * SQLSTATE classes and codes, and client messages, that say "the server could not be reached or
  * went away". Not pg's "timeout exceeded when trying to connect": that is the pool's own queue
- * being full (a burst), not an outage.
+ * being full (a burst), not an outage. 25006 (read only): a standby after a failover, which
+ * reads but writes nothing until the primary is reached: away for the ledger.
  */
-const UNREACHABLE_CODES = /^(08|57P0[1-4]|53300|57014)/;
+const UNREACHABLE_CODES = /^(08|57P0[1-4]|53300|57014|25006)/;
 const UNREACHABLE_MESSAGES =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|Connection terminated|connection timeout|Query read timeout|Client has encountered a connection error|the database system is|terminating connection/i;
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|Connection terminated|connection timeout|Query read timeout|Client has encountered a connection error|the database system is|terminating connection|PGlite is clos(ed|ing)/i;
+
+/**
+ * SQLSTATE classes and codes that say "the database answered and refused this": a data
+ * exception (22: a value it cannot take), an integrity constraint (23: a check, a unique key, a
+ * foreign key, not null) and the ledger's own triggers (LG001...: a money rule). Asking again
+ * gets the same answer.
+ */
+const REFUSED_CODES = /^(22|23|LG)/;
 
 export interface LedgerOptions {
   log: Log;
@@ -41,7 +50,7 @@ export class LedgerConnection {
   readonly db: Kysely<LedgerTables>;
   private readonly reach: Reachability;
   private closing = false;
-  private releaseDataDir: () => void = () => undefined;
+  private releaseDataDir: () => Promise<void> = async () => undefined;
 
   constructor(
     readonly target: LedgerTarget,
@@ -75,10 +84,17 @@ export class LedgerConnection {
    * migrations and starts watching.
    */
   async open(): Promise<void> {
-    if (this.target.kind === "embedded") {
-      if (this.target.dataDir !== null) this.releaseDataDir = lockDataDir(this.target.dataDir);
+    // One in memory is the playground's or a test's: nobody runs that in production.
+    if (this.target.kind === "embedded" && this.target.dataDir !== null) {
+      const { dataDir } = this.target;
+      this.releaseDataDir = await lockDataDir(dataDir, () =>
+        this.options.log.error(
+          { dataDir },
+          "another process took the embedded ledger's folder over: stop one of them",
+        ),
+      );
       this.options.log.warn(
-        { dataDir: this.target.dataDir ?? "memory" },
+        { dataDir: this.target.dataDir },
         "embedded ledger (PGlite): for a single instance only; production runs PostgreSQL (DATABASE_URL)",
       );
     }
@@ -98,7 +114,19 @@ export class LedgerConnection {
       }
     }
     this.reach.mark(true);
-    this.reach.watch(() => sql`SELECT 1`.execute(this.db), this.options.probeMs ?? 1_000);
+    this.reach.watch(() => this.probe(), this.options.probeMs ?? 1_000);
+  }
+
+  /** Answers, and takes writes: a read-only server (a standby) is away for the ledger. */
+  private async probe(): Promise<void> {
+    const { rows } = await sql<{
+      readOnly: string;
+    }>`SELECT current_setting('transaction_read_only') AS "readOnly"`.execute(this.db);
+    if (rows[0]?.readOnly === "on") {
+      throw Object.assign(new Error("the database takes no writes (read only: a standby?)"), {
+        code: "25006",
+      });
+    }
   }
 
   /** True while the database answers. */
@@ -127,8 +155,20 @@ export class LedgerConnection {
     this.closing = true;
     this.reach.stop();
     await this.db.destroy().catch(() => undefined);
-    this.releaseDataDir();
+    await this.releaseDataDir();
   }
+}
+
+/**
+ * What a refusal was, for the log and the person who checks it: its SQLSTATE and the
+ * constraint's name (never the row); null when the error is no refusal (unreachable, or
+ * anything else: a serialization failure, the pool's queue, a bug), which may go better later.
+ */
+export function refusalOf(error: unknown): string | null {
+  if (!(error instanceof Error) || isUnreachable(error)) return null;
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  if (typeof code !== "string" || !REFUSED_CODES.test(code)) return null;
+  return typeof constraint === "string" ? `SQLSTATE ${code} (${constraint})` : `SQLSTATE ${code}`;
 }
 
 export function isUnreachable(error: unknown): boolean {

@@ -3,8 +3,7 @@
 // WebAssembly memory even when idle. The bundle leaves PGlite a package (its WebAssembly and
 // data files sit beside its own modules).
 import { once } from "node:events";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
   type DatabaseConnection,
@@ -12,17 +11,22 @@ import {
   PGliteDialect,
   type TransactionSettings,
 } from "kysely";
+import { lockFolder } from "../folder-lock.js";
 
-/** Thrown when another process already runs on the same DATA_DIR. */
-class DataDirInUseError extends Error {
-  constructor(dataDir: string, pid: string) {
-    super(
-      `DATA_DIR ${dataDir} is in use by another bot process (pid ${pid}): the embedded ledger ` +
-        "serves one process only; stop it, or set DATABASE_URL to share a PostgreSQL server",
-    );
-    this.name = "DataDirInUseError";
-  }
-}
+/**
+ * PostgreSQL's memory settings for one small instance, on top of PGlite's own start parameters.
+ * Its defaults are a server's: 128 MB of shared buffers, which PGlite's WebAssembly memory
+ * touches at start (about 130 MB of RSS, bench/RESULTS.md); 16 MB hold a small ledger's tables
+ * and indexes. A statement sorts or hashes in 1 MB before it spills to a file (the bot's
+ * statements read a purchase or a page of them); an index build (a migration) in 8 MB.
+ */
+const SMALL_INSTANCE = [
+  ["shared_buffers", "16MB"],
+  ["wal_buffers", "512kB"],
+  ["work_mem", "1MB"],
+  ["temp_buffers", "1MB"],
+  ["maintenance_work_mem", "8MB"],
+].flatMap(([name, value]) => ["-c", `${name}=${value}`]);
 
 /**
  * PGlite is imported when the ledger is first used, never by a bot that has DATABASE_URL.
@@ -32,10 +36,11 @@ export function embeddedDialect(dataDir: string | null): PGliteDialect {
   return new SerialPGliteDialect({
     pglite: async () => {
       const { PGlite } = await import("@electric-sql/pglite");
-      if (dataDir === null) return new PGlite();
+      const options = { startParams: [...PGlite.defaultStartParams, ...SMALL_INSTANCE] };
+      if (dataDir === null) return new PGlite(options);
       const folder = join(dataDir, "ledger");
       if (!existsSync(join(folder, "PG_VERSION"))) await createApart(folder);
-      return new PGlite(folder);
+      return new PGlite(folder, options);
     },
   });
 }
@@ -70,42 +75,20 @@ async function createApart(folder: string): Promise<void> {
 }
 
 /**
- * One process per data folder: a lock file with the holder's pid. A file left by a process
- * that died (or by this very pid, as in a restarted container) is taken over.
+ * One process per data folder (folder-lock.ts): its lock file names the holder; a second process
+ * refuses to start, and a lock left by one that died is taken over. Resolves to its release.
  */
-export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, "ledger.lock");
-  const mine = `${process.pid}@${hostname()}`;
-  for (;;) {
-    try {
-      writeFileSync(file, mine, { flag: "wx" });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const holder = readFileSync(file, "utf8").trim();
-      if (holderAlive(holder)) throw new DataDirInUseError(dataDir, holder.split("@")[0] ?? "");
-      rmSync(file, { force: true });
-    }
-  }
-  return () => {
-    try {
-      if (readFileSync(file, "utf8").trim() === mine) rmSync(file, { force: true });
-    } catch {
-      // Already gone.
-    }
-  };
-}
-
-function holderAlive(holder: string): boolean {
-  const [pid, host] = holder.split("@");
-  if (!pid || Number(pid) === process.pid || host !== hostname()) return false;
-  try {
-    process.kill(Number(pid), 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+export async function lockDataDir(
+  dataDir: string,
+  onLost: () => void,
+): Promise<() => Promise<void>> {
+  const lock = await lockFolder(dataDir, "ledger.lock", {
+    inUse: (folder, pid) =>
+      `DATA_DIR ${folder} is in use by another bot process (pid ${pid}): the embedded ledger ` +
+      "serves one process only; stop it, or set DATABASE_URL to share a PostgreSQL server",
+    onLost,
+  });
+  return () => lock.release();
 }
 
 /**

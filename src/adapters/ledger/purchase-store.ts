@@ -3,7 +3,7 @@
 // one row per intent, one purchase in flight per buyer, a token bound to one purchase.
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from "kysely";
 import type { Claim, Creation, Purchase, PurchaseStore } from "../../domain/purchase.js";
-import { isOpen, StaleWriteError, TOLD_PHASES } from "../../domain/purchase.js";
+import { BuyerBusyError, isOpen, StaleWriteError, TOLD_PHASES } from "../../domain/purchase.js";
 import { leaseUntil, newLeaseToken, RowLease } from "./lease.js";
 import { LedgerPayments } from "./payment-ledger.js";
 import { toRow } from "./rows.js";
@@ -63,14 +63,19 @@ export class LedgerPurchases extends LedgerPayments implements PurchaseStore {
   async takeCheckout(purchase: Purchase): Promise<boolean> {
     const checkoutId = purchase.checkout?.id;
     if (!checkoutId) throw new Error("no checkout token to take");
-    const written = await this.ledger.run((db) => this.write(db, purchase, undefined, checkoutId));
+    const written = await this.ledger
+      .run((db) => this.write(db, purchase, undefined, checkoutId))
+      .catch(refuseBusy(purchase));
     if (written) return true;
     await this.refuseStale(purchase);
     return false;
   }
 
   async save(purchase: Purchase, dueAt?: number): Promise<void> {
-    if (await this.ledger.run((db) => this.write(db, purchase, dueAt))) return;
+    const written = await this.ledger
+      .run((db) => this.write(db, purchase, dueAt))
+      .catch(refuseBusy(purchase));
+    if (written) return;
     await this.refuseStale(purchase);
     throw new Error("no such purchase in the ledger");
   }
@@ -416,3 +421,18 @@ export class LedgerPurchases extends LedgerPayments implements PurchaseStore {
 }
 
 const leaseFree = sql<boolean>`(lease_until IS NULL OR lease_until <= now())`;
+
+/** The index that keeps one purchase of a buyer in flight (migrations/0001). */
+const ONE_IN_FLIGHT = "purchases_one_in_flight_per_buyer";
+
+/** A write refused by ONE_IN_FLIGHT is BuyerBusyError; any other failure is rethrown. */
+const refuseBusy =
+  (purchase: Purchase) =>
+  (error: unknown): never => {
+    const { code, constraint, message } = (error ?? {}) as Record<string, unknown>;
+    const busy =
+      code === "23505" &&
+      (constraint === ONE_IN_FLIGHT ||
+        (typeof message === "string" && message.includes(ONE_IN_FLIGHT)));
+    throw busy ? new BuyerBusyError(purchase.id) : error;
+  };

@@ -16,6 +16,7 @@ interface PurchaseColumns {
   payment_method: string | null;
   payment_minor: string | null;
   checkout_id: string | null;
+  txn_id: string | null;
 }
 interface PaymentColumns {
   purchase_id: string;
@@ -23,6 +24,7 @@ interface PaymentColumns {
   charge_id: string;
   minor: string;
   refund: string;
+  refunded_in_part: boolean;
 }
 interface OfferColumns {
   purchase_id: string;
@@ -57,14 +59,15 @@ export class LedgerDays {
           UNION
           SELECT purchase_id FROM purchase_checkouts WHERE ${within(sql.ref("taken_at"))})
         SELECT p.id, p.phase, p.price::text AS price, p.payment_method,
-               p.payment_minor::text AS payment_minor, p.checkout_id
+               p.payment_minor::text AS payment_minor, p.checkout_id, p.txn_id
           FROM purchases p JOIN of_day ON of_day.purchase_id = p.id
          WHERE ${after === null ? sql`true` : sql`p.id > ${after}`}
          ORDER BY p.id LIMIT ${limit}`.execute(db);
       if (purchases.length === 0) return [];
       const ids = purchases.map((purchase) => purchase.id);
       const { rows: payments } = await sql<PaymentColumns>`
-        SELECT purchase_id, method, charge_id, minor::text AS minor, refund FROM payments
+        SELECT purchase_id, method, charge_id, minor::text AS minor, refund,
+               outside_refund_seen_at IS NOT NULL AS refunded_in_part FROM payments
          WHERE purchase_id = ANY (${ids}::text[]) ORDER BY id`.execute(db);
       const { rows: offers } = await sql<OfferColumns>`
         SELECT purchase_id, method, handle FROM payment_offers
@@ -105,6 +108,7 @@ export class LedgerDays {
           amountMinor: BigInt(row.minor),
           refunded: row.refund === "refunded",
           recorded: true,
+          ...(row.refunded_in_part && { refundedInPart: true }),
         })),
         // An offer whose handle is no payment's charge id: the buyer may have paid it unseen.
         ...offers
@@ -117,6 +121,7 @@ export class LedgerDays {
             recorded: false,
           })),
       ],
+      txnId: purchase.txn_id,
       checkoutIds: [
         ...new Set([
           ...checkouts.map((row) => row.checkout_id),

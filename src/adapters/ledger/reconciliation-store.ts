@@ -2,7 +2,7 @@
 // day or a range of days; the instance running it holds a lease, writes each purchase's
 // findings with its place in one transaction, and loses the run (the write changes nothing)
 // once another instance took it over after the lease lapsed.
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type {
   Finding,
   FindingKind,
@@ -11,6 +11,7 @@ import type {
   StoredFinding,
 } from "../../domain/reconciliation-runs.js";
 import type { LedgerConnection } from "./connection.js";
+import type { LedgerTables } from "./schema.js";
 
 interface RunRow {
   id: string;
@@ -27,6 +28,7 @@ interface FindingRow {
   purchase_id: string;
   kind: Finding["kind"];
   outside_ids: string;
+  provider_txns: string;
   ledger_minor: string | null;
   outside_minor: string | null;
   next_step: string;
@@ -62,6 +64,7 @@ const findingOf = (row: FindingRow): StoredFinding => ({
   purchaseId: row.purchase_id,
   kind: row.kind,
   outsideIds: row.outside_ids,
+  providerTxns: row.provider_txns,
   ledgerMinor: minor(row.ledger_minor),
   outsideMinor: minor(row.outside_minor),
   nextStep: row.next_step,
@@ -71,7 +74,8 @@ const RUN_COLUMNS = sql`id::text AS id, to_char(first_day, 'YYYY-MM-DD') AS firs
   to_char(last_day, 'YYYY-MM-DD') AS last_day, started_by::text AS started_by, resume_after,
   purchases`;
 const FINDING_COLUMNS = sql`id::text AS id, to_char(day, 'YYYY-MM-DD') AS day, purchase_id, kind,
-  outside_ids, ledger_minor::text AS ledger_minor, outside_minor::text AS outside_minor, next_step`;
+  outside_ids, provider_txns, ledger_minor::text AS ledger_minor,
+  outside_minor::text AS outside_minor, next_step`;
 
 export class ReconciliationStore implements ReconciliationLedger {
   constructor(private readonly ledger: LedgerConnection) {}
@@ -139,11 +143,17 @@ export class ReconciliationStore implements ReconciliationLedger {
             AND status = 'open'
             AND NOT (outside_ids = ANY (${stillUnasked}::text[]))`.execute(trx);
         for (const f of findings) {
+          if (f.settled !== undefined) {
+            await this.settle(trx, run.id, day, f, f.settled);
+            continue;
+          }
           await sql`
             INSERT INTO reconciliation_findings
-              (run_id, day, purchase_id, kind, outside_ids, ledger_minor, outside_minor, next_step)
+              (run_id, day, purchase_id, kind, outside_ids, provider_txns, ledger_minor,
+               outside_minor, next_step)
             SELECT ${run.id}::bigint, ${day}::date, ${f.purchaseId}, ${f.kind}, ${f.outsideIds},
-              ${text(f.ledgerMinor)}::bigint, ${text(f.outsideMinor)}::bigint, ${f.nextStep}
+              ${f.providerTxns}, ${text(f.ledgerMinor)}::bigint, ${text(f.outsideMinor)}::bigint,
+              ${f.nextStep}
             -- An admin's resolution stands: the same finding found again is not reopened.
             WHERE NOT EXISTS (SELECT 1 FROM reconciliation_findings f
                               WHERE day = ${day}::date AND purchase_id = ${f.purchaseId}
@@ -155,6 +165,36 @@ export class ReconciliationStore implements ReconciliationLedger {
         return true;
       }),
     );
+  }
+
+  /**
+   * A finding the bot settled itself: the same one still open is closed as settled with the
+   * note, else it is kept as settled (once: a run again adds none).
+   */
+  private async settle(
+    trx: Kysely<LedgerTables>,
+    runId: string,
+    day: string,
+    f: Finding,
+    note: string,
+  ): Promise<void> {
+    const same = sql`day = ${day}::date AND purchase_id = ${f.purchaseId} AND kind = ${f.kind}
+      AND outside_ids = ${f.outsideIds}`;
+    const { rows } = await sql`
+      UPDATE reconciliation_findings
+      SET status = 'settled', note = ${note.slice(0, 500)}, resolved_at = clock_timestamp(),
+        provider_txns = ${f.providerTxns}
+      WHERE ${same} AND status = 'open' RETURNING id`.execute(trx);
+    if (rows.length > 0) return;
+    await sql`
+      INSERT INTO reconciliation_findings
+        (run_id, day, purchase_id, kind, outside_ids, provider_txns, ledger_minor, outside_minor,
+         next_step, status, note, resolved_at)
+      SELECT ${runId}::bigint, ${day}::date, ${f.purchaseId}, ${f.kind}, ${f.outsideIds},
+        ${f.providerTxns}, ${text(f.ledgerMinor)}::bigint, ${text(f.outsideMinor)}::bigint,
+        ${f.nextStep}, 'settled', ${note.slice(0, 500)}, clock_timestamp()
+      WHERE NOT EXISTS (SELECT 1 FROM reconciliation_findings
+                        WHERE ${same} AND status = 'settled')`.execute(trx);
   }
 
   async leave(run: { id: string; holder: string }): Promise<void> {
@@ -210,6 +250,14 @@ export class ReconciliationStore implements ReconciliationLedger {
         GROUP BY kind ORDER BY kind`.execute(db),
     );
     return new Map(rows.map((row) => [row.kind, row.n]));
+  }
+
+  async settledCount(first: string, last: string): Promise<number> {
+    const { rows } = await this.ledger.run((db) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM reconciliation_findings
+        WHERE status = 'settled' AND day BETWEEN ${first}::date AND ${last}::date`.execute(db),
+    );
+    return rows[0]?.n ?? 0;
   }
 
   async openBefore(

@@ -3,7 +3,7 @@
 // purchase store and the payment ledger map a row the same way.
 import type { Kysely, Selectable, SelectQueryBuilder } from "kysely";
 import type { ProviderTime, ServiceKind } from "../../domain/model.js";
-import type { Refund } from "../../domain/payment.js";
+import type { Refund, RefundByHand } from "../../domain/payment.js";
 import type { PaymentMethod, Purchase } from "../../domain/purchase.js";
 import type { LedgerTables, PaymentRow, PurchaseRow } from "./schema.js";
 
@@ -40,7 +40,9 @@ export function toRow(purchase: Purchase) {
     renewed_until:
       purchase.renewedUntil === undefined ? null : JSON.stringify({ end: purchase.renewedUntil }),
     status_message: purchase.statusMessage ?? null,
+    menu_message: purchase.menuMessage ?? null,
     from_reminder: purchase.fromReminder === true,
+    customer_proved: purchase.proved === true,
     created_at: new Date(purchase.createdAt),
     updated_at: new Date(purchase.updatedAt),
     ...paymentColumns(purchase.payment),
@@ -54,6 +56,7 @@ function paymentColumns(payment: Purchase["payment"]) {
     payment_minor: payment?.minor ?? null,
     payment_expires_at: payment ? new Date(payment.expiresAt) : null,
     payment_offer: payment?.offer ?? null,
+    payment_offer_until: payment?.offerUntil === undefined ? null : new Date(payment.offerUntil),
     payment_charge_id: payment?.charge?.id ?? null,
     payment_provider_charge_id: payment?.charge?.providerId ?? null,
     paid_at: payment?.charge ? new Date(payment.charge.at) : null,
@@ -68,6 +71,9 @@ function paymentOf(row: Selectable<PurchaseRow>): Purchase["payment"] {
     minor: Number(row.payment_minor),
     expiresAt: new Date(row.payment_expires_at ?? 0).getTime(),
     ...(row.payment_offer !== null && { offer: row.payment_offer }),
+    ...(row.payment_offer_until !== null && {
+      offerUntil: new Date(row.payment_offer_until).getTime(),
+    }),
     ...(row.payment_charge_id !== null && {
       charge: {
         id: row.payment_charge_id,
@@ -83,6 +89,7 @@ type RefundRow = Pick<
   | "id"
   | "purchase_id"
   | "buyer"
+  | "payer"
   | "method"
   | "currency"
   | "minor"
@@ -94,12 +101,17 @@ type RefundRow = Pick<
   | "refunded_by"
   | "refund_note"
   | "refund_attempts"
+  | "outside_refund_seen_at"
+  | "outside_refund_minor"
+  | "refund_by_hand"
+  | "refund_sent_at"
 > & { language: string | null };
 
 export const REFUND_COLUMNS = [
   "payments.id",
   "payments.purchase_id",
   "payments.buyer",
+  "payments.payer",
   "payments.method",
   "payments.currency",
   "payments.minor",
@@ -111,6 +123,10 @@ export const REFUND_COLUMNS = [
   "payments.refunded_by",
   "payments.refund_note",
   "payments.refund_attempts",
+  "payments.outside_refund_seen_at",
+  "payments.outside_refund_minor",
+  "payments.refund_by_hand",
+  "payments.refund_sent_at",
 ] as const;
 
 export function refundOf(row: RefundRow): Refund {
@@ -118,6 +134,7 @@ export function refundOf(row: RefundRow): Refund {
     paymentId: String(row.id),
     purchaseId: row.purchase_id,
     buyer: row.buyer === null ? null : Number(row.buyer),
+    payer: row.payer === null ? null : Number(row.payer),
     language: row.language,
     method: row.method as PaymentMethod,
     currency: row.currency,
@@ -127,6 +144,14 @@ export function refundOf(row: RefundRow): Refund {
     receivedAt: new Date(row.received_at).getTime(),
     dueSince: new Date(row.refund_due_at ?? row.received_at).getTime(),
     attempts: Number(row.refund_attempts),
+    ...(row.outside_refund_seen_at && {
+      refundedOutside: {
+        at: new Date(row.outside_refund_seen_at).getTime(),
+        minor: row.outside_refund_minor === null ? null : Number(row.outside_refund_minor),
+      },
+    }),
+    ...(row.refund_by_hand !== null && { byHand: row.refund_by_hand as RefundByHand }),
+    ...(row.refund_sent_at && { sentAt: new Date(row.refund_sent_at).getTime() }),
     ...(row.refunded_at &&
       row.refunded_by && {
         done: {
@@ -166,7 +191,9 @@ export function fromRow(row: Selectable<PurchaseRow>): Purchase {
         : null,
     ...(renewed && { renewedUntil: renewed.end }),
     ...(row.status_message !== null && { statusMessage: row.status_message }),
+    ...(row.menu_message !== null && { menuMessage: row.menu_message }),
     ...(row.from_reminder && { fromReminder: true as const }),
+    ...(row.customer_proved && { proved: true as const }),
     refusal: row.refusal_code === null ? null : { code: row.refusal_code },
     reason: row.reason as Purchase["reason"],
     createdAt: new Date(row.created_at).getTime(),

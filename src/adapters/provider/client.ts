@@ -107,10 +107,12 @@ export class ProviderClient implements ProviderPort {
     } catch (error) {
       this.logCall(operation, error, started);
       this.noteUnauthorized(error);
-      // Only the provider's own `success: false` says it did not happen, and only a request
-      // that never left was not sent. Anything else (a refused token included: a gateway may
-      // say so after it forwarded the call) may have been executed: txn-status will tell.
+      // Only the provider's own `success: false` says it did not happen (also when it refuses
+      // our token: a 401 or 403 with its envelope), and only a request that never left was not
+      // sent. Anything else (a bare 401 included: a gateway may say so after it forwarded the
+      // call) may have been executed: txn-status will tell.
       if (error instanceof ProviderRejectedError) throw error;
+      if (error instanceof ProviderUnauthorizedError && error.refused) throw error;
       if (error instanceof TransportFailure && !error.sent) throw error;
       const reason =
         signal?.aborted && error === signal.reason

@@ -80,7 +80,7 @@ export class ProviderTransport {
     payload: object,
     signal?: AbortSignal,
   ): Promise<Envelope> {
-    let answer: { status: number; text: string };
+    let answer: { status: number; text: string; retryAfter: boolean };
     try {
       const response = await this.pool.request({
         method: "POST",
@@ -93,7 +93,11 @@ export class ProviderTransport {
         body: JSON.stringify(payload),
         signal,
       });
-      answer = { status: response.statusCode, text: await response.body.text() };
+      answer = {
+        status: response.statusCode,
+        text: await response.body.text(),
+        retryAfter: response.headers["retry-after"] !== undefined,
+      };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       const code = (error as { code?: string }).code ?? "";
@@ -103,7 +107,7 @@ export class ProviderTransport {
         : `network error ${code === CONNECT_TIMEOUT ? "PROVIDER_CONNECT_TIMEOUT" : code || (error as Error).name}`;
       throw new TransportFailure(operation, message, timedOut || !NOT_SENT_CODES.has(code), error);
     }
-    return classify(operation, answer.status, answer.text);
+    return classify(operation, answer);
   }
 
   close(): Promise<void> {
@@ -112,14 +116,21 @@ export class ProviderTransport {
 }
 
 /**
- * Only the provider's own envelope speaks for the provider. 401/403: our token. 5xx, or any
- * other answer without the envelope (a gateway's 404 page, a proxy's 408, 409 or 429, a body
- * that is not JSON): unavailable, because a gateway can answer so after it forwarded the call.
+ * Only the provider's own envelope speaks for the provider. 401/403: our token, refused by the
+ * provider itself when the envelope says `success: false`. 5xx, or any other answer without the
+ * envelope (a gateway's 404 page, a proxy's 408, 409 or 429, a body that is not JSON):
+ * unavailable, because a gateway can answer so after it forwarded the call. A refusal keeps its
+ * status and whether it said Retry-After: provider-answers.ts decides what a refused read means.
  */
-function classify(operation: ProviderOperation, status: number, text: string): Envelope {
-  if (status === 401 || status === 403) throw new ProviderUnauthorizedError(operation, status);
-  if (status >= 500) throw new ProviderUnavailableError(operation, `HTTP ${status}`);
+function classify(
+  operation: ProviderOperation,
+  { status, text, retryAfter }: { status: number; text: string; retryAfter: boolean },
+): Envelope {
   const envelope = jsonObject(text);
+  if (status === 401 || status === 403) {
+    throw new ProviderUnauthorizedError(operation, status, envelope?.success === false);
+  }
+  if (status >= 500) throw new ProviderUnavailableError(operation, `HTTP ${status}`);
   if (typeof envelope?.success !== "boolean") {
     if (status >= 400) throw new ProviderUnavailableError(operation, `HTTP ${status}`);
     if (!envelope) {
@@ -131,7 +142,7 @@ function classify(operation: ProviderOperation, status: number, text: string): E
     const code =
       typeof envelope.code === "string" && envelope.code !== "" ? envelope.code : `HTTP${status}`;
     const message = typeof envelope.message === "string" ? envelope.message : undefined;
-    throw new ProviderRejectedError(operation, code, message, status);
+    throw new ProviderRejectedError(operation, code, message, status, retryAfter);
   }
   return { body: envelope.body };
 }

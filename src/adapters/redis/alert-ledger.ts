@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { AlertClaims } from "../../domain/payment.js";
 import type { LowBalanceLatch } from "../../domain/provider-balance.js";
 import type { AlertLedger } from "../../domain/provider-health.js";
 import type { RedisKeys } from "./keys.js";
@@ -62,5 +63,18 @@ export class RedisLowBalanceLatch implements LowBalanceLatch {
 
   async rise(): Promise<void> {
     await this.redis.del(this.keys.alert(this.kind));
+  }
+}
+
+/** Alerts said once across replicas (the payments' alarm): the first to claim a subject says it. */
+export class RedisAlertClaims implements AlertClaims {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async claim(subject: string, ttlMs: number): Promise<boolean> {
+    const key = this.keys.alert(`payment:${subject}`);
+    return (await this.redis.set(key, "1", "PX", ttlMs, "NX")) === "OK";
   }
 }

@@ -20,7 +20,11 @@ export function redisKeys(prefix: string) {
     purchasesRecent: `${prefix}purchases:recent`,
     purchasesOfBuyer: (buyer: number) => `${prefix}purchases:buyer:${buyer}`,
     savedConnections: (user: number) => `${prefix}saved-connections:${user}`,
+    /** The phone number a user shared as theirs (the shop lists its connections). */
+    sharedPhone: (user: number) => `${prefix}shared-phone:${user}`,
     reminder: (id: string) => `${prefix}reminder:${id}`,
+    /** What the reminders' scripts read of one (user, slot): they never decode its JSON. */
+    reminderFields: (id: string) => `${prefix}reminder-fields:${id}`,
     reminderSent: (id: string) => `${prefix}reminder-sent:${id}`,
     remindersDue: `${prefix}reminders:due`,
     remindersSentCount: `${prefix}reminders:count:sent`,
@@ -38,6 +42,8 @@ export function redisKeys(prefix: string) {
     flowBusy: (chatId: number) => `${prefix}flow-busy:${chatId}`,
     /** A journey's listing (customer, connection, checkout, bouquets), read by its taps. */
     listing: (journeyId: string) => `${prefix}listing:${journeyId}`,
+    /** Listings dropped together (those of a user's shared number, at /forget). */
+    listingGroup: (group: string) => `${prefix}listing-group:${group}`,
     /** A journey offered again by a purchase running in the background, until tapped. */
     draft: (chatId: number, journeyId: string) => `${prefix}draft:${chatId}:${journeyId}`,
     /** Admin broadcasts: who talked to the bot, and each broadcast's recipients and progress. */

@@ -20,6 +20,10 @@ if budget > 0 then
 end
 return {count, ttl, redis.call("EXISTS", KEYS[2]), spent}`;
 
+// The user's count, its window's time left and the slow mark, as they are (KEYS as ADD's).
+const PEEK = `
+return {tonumber(redis.call("GET", KEYS[1]) or "0"), redis.call("PTTL", KEYS[1]), redis.call("EXISTS", KEYS[2])}`;
+
 export class RedisLookupCounter implements LookupCounter {
   constructor(
     private readonly redis: Redis,
@@ -44,5 +48,15 @@ export class RedisLookupCounter implements LookupCounter {
       budget?.windowMs ?? 0,
     )) as [number, number, number, number];
     return { count, resetAt: Date.now() + ttl, slow: slow === 1, spent };
+  }
+
+  async peek(userId: number) {
+    const [count, ttl, slow] = (await this.redis.eval(
+      PEEK,
+      2,
+      this.keys.lookups(userId),
+      this.keys.lookupsSlow(userId),
+    )) as [number, number, number];
+    return { count, resetAt: Date.now() + Math.max(ttl, 0), slow: slow === 1 };
   }
 }

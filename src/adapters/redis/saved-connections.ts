@@ -9,7 +9,8 @@ import type { RedisKeys } from "./keys.js";
 /** A year after the last top-up, a user's saved connections are forgotten. */
 const KEPT_SECONDS = 365 * 86_400;
 
-/** One JSON list per user. Two top-ups of one user at the same moment may keep only one. */
+/**
+ * One JSON list per user, and the shared phone number as a string beside it. Two top-ups of one user at the same moment may keep only one. */
 export class RedisSavedConnections implements SavedConnectionStore {
   constructor(
     private readonly redis: Redis,
@@ -31,7 +32,16 @@ export class RedisSavedConnections implements SavedConnectionStore {
     );
   }
 
+  async sharedPhone(user: number): Promise<string | null> {
+    return this.redis.get(this.keys.sharedPhone(user));
+  }
+
+  /** Kept a year after it was last shared, as the saved connections after the last top-up. */
+  async keepSharedPhone(user: number, phone: string): Promise<void> {
+    await this.redis.set(this.keys.sharedPhone(user), phone, "EX", KEPT_SECONDS);
+  }
+
   async forget(user: number): Promise<void> {
-    await this.redis.del(this.keys.savedConnections(user));
+    await this.redis.del(this.keys.savedConnections(user), this.keys.sharedPhone(user));
   }
 }

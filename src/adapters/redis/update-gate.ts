@@ -105,6 +105,11 @@ export class RedisUpdateGate {
     }
   }
 
+  /** Whether an update of the chat holds its turn now, on any instance. */
+  async busy(chatId: number): Promise<boolean> {
+    return (await this.redis.exists(this.keys.chatLock(String(chatId)))) === 1;
+  }
+
   async leave(ticket: Ticket, session: string | null | undefined): Promise<boolean> {
     const { updateKey, lockKey, sessionKey, token, renewal } = ticket;
     clearInterval(renewal);

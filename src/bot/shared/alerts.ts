@@ -10,9 +10,12 @@ import type { AlertChannel, ProviderAlert } from "../../domain/provider-health.j
 import type { SubscriberStore } from "../../domain/subscribers.js";
 import type { Translator } from "./i18n.js";
 import { type Operators, tellOperators } from "./operators.js";
+import type { ValueFormatter } from "./values.js";
 
 export interface AlertRecipients extends Operators {
   probeSeconds: number;
+  /** Digits of the currency's minor unit: the balance's amounts are counted in them. */
+  minorDigits: number;
 }
 
 export class TelegramAlerts implements AlertChannel, LookupAlarm, BalanceAlarm {
@@ -21,6 +24,7 @@ export class TelegramAlerts implements AlertChannel, LookupAlarm, BalanceAlarm {
     private readonly i18n: Translator,
     private readonly subscribers: SubscriberStore,
     private readonly recipients: AlertRecipients,
+    private readonly formatter: (locale: string) => ValueFormatter,
     private readonly log: Log,
   ) {}
 
@@ -48,24 +52,39 @@ export class TelegramAlerts implements AlertChannel, LookupAlarm, BalanceAlarm {
     this.checkTold("lookup-budget", failed, total);
   }
 
-  async balanceLow(amounts: { expected: string; below: string }): Promise<void> {
+  async balanceLow(amounts: { expectedMinor: bigint; belowMinor: bigint }): Promise<void> {
     const { failed, total } = await tellOperators(
       this.api,
       this.subscribers,
       this.recipients,
-      (language) => this.i18n.t(language, "alert-balance-low", amounts),
+      (language) => this.i18n.t(language, "alert-balance-low", this.money(language, amounts)),
     );
     this.checkTold("balance-low", failed, total);
   }
 
-  async balanceStop(amounts: { expected: string; price: string; below: string }): Promise<void> {
+  async balanceStop(amounts: {
+    expectedMinor: bigint;
+    priceMinor: bigint;
+    belowMinor: bigint;
+  }): Promise<void> {
     const { failed, total } = await tellOperators(
       this.api,
       this.subscribers,
       this.recipients,
-      (language) => this.i18n.t(language, "alert-balance-stop", amounts),
+      (language) => this.i18n.t(language, "alert-balance-stop", this.money(language, amounts)),
     );
     this.checkTold("balance-stop", failed, total);
+  }
+
+  /** { expectedMinor: 250n } → { expected: "NPR 2.50" }, in the reader's words. */
+  private money(language: string, amounts: Record<string, bigint>): Record<string, string> {
+    const fmt = this.formatter(language);
+    return Object.fromEntries(
+      Object.entries(amounts).map(([name, minor]) => [
+        name.replace(/Minor$/, ""),
+        fmt.minor(minor, this.recipients.minorDigits),
+      ]),
+    );
   }
 
   private checkTold(alert: string, failed: number, total: number): void {

@@ -26,17 +26,19 @@ export async function beginFlow(
 }
 
 /**
- * The next update for a conversation. Commands, and buttons that are not the flow's own, are
- * passed on to their handlers (/cancel, /help, other menus) while the flow keeps waiting.
+ * The next update for a conversation. Commands, buttons that are not the flow's own, and what
+ * `passesOn` names are passed on to their handlers (/cancel, /help, other menus) while the flow
+ * keeps waiting.
  */
 export async function nextInFlow(
   conversation: FlowConversation,
   isOwnButton: (data: string) => boolean = () => false,
+  passesOn: (update: FlowContext) => boolean = () => false,
 ): Promise<FlowContext> {
   const update = await conversation.wait();
   const command = update.message?.text?.startsWith("/") ?? false;
   const data = update.callbackQuery?.data;
   const foreignButton = data !== undefined && !isOwnButton(data);
-  if (command || foreignButton) await conversation.skip({ next: true });
+  if (command || foreignButton || passesOn(update)) await conversation.skip({ next: true });
   return update;
 }

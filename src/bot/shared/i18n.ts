@@ -51,12 +51,24 @@ function loadBundle(directory: string, locale: Locale): FluentBundle {
 }
 
 export class Translator {
-  private readonly bundles: ReadonlyMap<Locale, FluentBundle>;
+  /**
+   * Each locale's bundle, read and parsed when first asked for: parsing every file is about a
+   * tenth of the start's CPU, and nothing before the first update needs a text (the command
+   * menus, set after polling starts, are the first to ask).
+   */
+  private readonly bundles = new Map<Locale, FluentBundle>();
   /** Texts without variables, formatted once: a button label is asked for on every tap. */
   private readonly constant = new Map<string, string>();
 
-  constructor(directory = LOCALES_DIRECTORY) {
-    this.bundles = new Map(LOCALES.map((locale) => [locale, loadBundle(directory, locale)]));
+  constructor(private readonly directory = LOCALES_DIRECTORY) {}
+
+  private bundle(locale: Locale): FluentBundle {
+    let bundle = this.bundles.get(locale);
+    if (bundle === undefined) {
+      bundle = loadBundle(this.directory, locale);
+      this.bundles.set(locale, bundle);
+    }
+    return bundle;
   }
 
   /** The text of `key` in `locale`, in English when that locale lacks it, `{key}` when both do. */
@@ -78,11 +90,19 @@ export class Translator {
 
   private format(locale: Locale, key: string, variables?: Parameters<Translate>[1]): string {
     for (const candidate of locale === FALLBACK ? [FALLBACK] : [locale, FALLBACK]) {
-      const bundle = this.bundles.get(candidate);
-      const message = bundle?.getMessage(key);
-      if (bundle && message?.value) return bundle.formatPattern(message.value, variables);
+      const bundle = this.bundle(candidate);
+      const message = bundle.getMessage(key);
+      if (message?.value) return bundle.formatPattern(message.value, variables);
     }
     return `{${key}}`;
+  }
+
+  /** Every text whose key starts with `prefix`, in `locale` (the Mini App's page: no variables). */
+  texts(locale: string, prefix: string): Record<string, string> {
+    const keys = [...this.bundle(FALLBACK)._messages.keys()];
+    return Object.fromEntries(
+      keys.filter((key) => key.startsWith(prefix)).map((key) => [key, this.t(locale, key)]),
+    );
   }
 
   /** `ctx.t`, in the update's locale as it is when called (so /language applies at once). */

@@ -55,7 +55,7 @@ export function connectionLabel(connection: Connection, t: Translate): string {
 }
 
 /** "expires in 3 days", "ends today", "expired 2 days ago". */
-function relativeDays(days: number, t: Translate): string {
+export function relativeDays(days: number, t: Translate): string {
   if (days === 0) return t("ends-today");
   return days > 0 ? t("expires-in", { days }) : t("expired-ago", { days: -days });
 }

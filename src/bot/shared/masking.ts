@@ -1,5 +1,12 @@
-// What a buyer who typed a code (not their own shared contact) sees of the customer: enough to
-// choose a connection, not enough to learn who the customer is (issue #29, enumeration).
+// The one rule of what a buyer is shown of a customer they found, wherever it appears (the
+// customer card, the connection list, the confirm screen, the invoice, the receipt, /history,
+// the saved connections, reminders): in full when they proved it theirs (their own shared
+// contact, or a connection saved from a purchase of it), masked when they typed a code, which
+// anyone may type (issue #29, enumeration): enough to choose a connection, not enough to learn
+// who the customer is. Whoever did not record how it was found is treated as typed. Support
+// staff's views are not a buyer's: they are never masked.
+import type { Customer } from "../../domain/model.js";
+
 const HIDDEN = "•••";
 const HIDDEN_ID = "••••";
 /** Characters of its end an id shows; more only where one list needs them (maskedIds). */
@@ -11,6 +18,21 @@ export function maskedName(firstName: string, lastName: string): string {
     .map((name) => Array.from(name.trim())[0])
     .filter((initial) => initial !== undefined);
   return initials.length === 0 ? HIDDEN : initials.map((i) => `${i}${HIDDEN}`).join(" ");
+}
+
+/**
+ * A customer's name as the buyer may see it, from the provider's names: the first name and the
+ * initial of the last ("Ram T.") when proved (anyone who knows a number can look one up, so
+ * never the whole name), else the initials masked ("R••• T•••").
+ */
+export function shownCustomerName(
+  customer: Pick<Customer, "firstName" | "lastName">,
+  proved: boolean | undefined,
+): string {
+  if (!proved) return maskedName(customer.firstName, customer.lastName);
+  const first = customer.firstName.trim();
+  const initial = Array.from(customer.lastName.trim())[0];
+  return initial ? `${first} ${initial}.` : first;
 }
 
 /** The id's last `kept` characters behind the mask. */
@@ -63,4 +85,22 @@ function numbered(texts: readonly string[], shared: Set<string>): string[] {
     counts.set(text, position);
     return `${text} #${position}`;
   });
+}
+
+/** A connection's id as the buyer may see it: whole when proved (`proved`), else masked. */
+export const shownId = (id: string, proved: boolean | undefined): string =>
+  proved ? id : maskedId(id);
+
+/** The ids of one list as the buyer may see them: masked ones told apart (maskedIds). */
+export const shownIds = (ids: readonly string[], proved: boolean | undefined): string[] =>
+  proved ? [...ids] : maskedIds(ids);
+
+/**
+ * A customer's name as the buyer may see it: `shown` (first name and last initial, "Sita S.")
+ * when proved, else the initials of its first and last word ("S••• S•••").
+ */
+export function shownName(shown: string, proved: boolean | undefined): string {
+  if (proved) return shown;
+  const words = shown.trim().split(/\s+/);
+  return maskedName(words[0] ?? "", words.length > 1 ? (words.at(-1) ?? "") : "");
 }

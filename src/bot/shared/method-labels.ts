@@ -12,10 +12,12 @@ interface MethodTexts {
   charge: string;
   /** The other id it gives (PaymentCharge.providerId), which its statements and refunds use. */
   providerCharge: string;
+  /** A refund by hand names both ids (Fonepay's bank asks for the prn and the trace id). */
+  refundByBoth?: true;
 }
 
 /** One of a payment's two references. */
-type Reference = { which: keyof Omit<MethodTexts, "name">; id: string };
+type Reference = { which: "charge" | "providerCharge"; id: string };
 
 const METHOD_TEXTS = {
   telegram: {
@@ -34,6 +36,13 @@ const METHOD_TEXTS = {
     name: "method-esewa",
     charge: "method-esewa-charge",
     providerCharge: "method-esewa-provider-charge",
+  },
+  // Fonepay dynamic QR: our prn, and Fonepay's trace id.
+  fonepay: {
+    name: "method-fonepay",
+    charge: "method-fonepay-charge",
+    providerCharge: "method-fonepay-provider-charge",
+    refundByBoth: true,
   },
 } satisfies Record<string, MethodTexts>;
 
@@ -69,7 +78,7 @@ export function methodReferences(
 
 /**
  * The id a payment is known by outside the bot: the acquirer's or wallet's (Telegram's provider
- * charge, Khalti's transaction, eSewa's ref_id), which statements show and refunds go by, when
+ * charge, Khalti's transaction, eSewa's ref_id, Fonepay's trace id), which statements show and refunds go by, when
  * the system gave one; else the system's own.
  */
 const outside = (charge: Pick<PaymentCharge, "id" | "providerId">): Reference =>
@@ -77,12 +86,14 @@ const outside = (charge: Pick<PaymentCharge, "id" | "providerId">): Reference =>
     ? { which: "charge", id: charge.id }
     : { which: "providerCharge", id: charge.providerId };
 
-/** The reference a person refunds a payment by (HTML), named. */
+/** The reference a person refunds a payment by (HTML), named; both where its system needs both. */
 export function refundReference(
   method: PaymentMethod,
   charge: Pick<PaymentCharge, "id" | "providerId">,
   t: Translate,
 ): string {
+  const texts: MethodTexts = METHOD_TEXTS[method];
+  if (texts.refundByBoth) return methodReferences(method, charge, t) ?? "";
   const { which, id } = outside(charge);
   return named(method, which, id, t);
 }

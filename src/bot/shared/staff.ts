@@ -3,12 +3,20 @@
 // STAFF_USER_IDS or, without that list, the group's own administrators (asked from Telegram,
 // kept for STAFF_ROLE_CACHE_SECONDS): never every member. Marking a refund done needs
 // REFUND_USER_IDS or an admin (who are staff too). A message sent as an anonymous admin or as a
-// channel names no person to audit: refused, with a request to send it as oneself. Every staff
-// command is audited, the refused ones too.
+// channel names no person to audit: refused, with a request to send it as oneself. A staff
+// command is taken only from the staff member's own message: forwarded, or written by an
+// inline bot, it is someone else's words and never run. Every staff command is audited, the
+// refused ones too.
 import type { MiddlewareFn } from "grammy";
 import type { Config } from "../../config.js";
 import type { Log } from "../../domain/ports.js";
-import type { AuditLog, AuditRecord, Refusal, StaffCommand } from "../../domain/support-audit.js";
+import {
+  type AuditLog,
+  type AuditRecord,
+  type Refusal,
+  type StaffCommand,
+  SUPPORT_COMMANDS,
+} from "../../domain/support-audit.js";
 import type { BotContext } from "../context.js";
 
 /** The stand-in senders: GroupAnonymousBot (anonymous admins) and Channel_Bot (channels). */
@@ -18,6 +26,26 @@ const CACHE_MAX = 10_000;
 
 type Need = "staff" | "refunds";
 type Verdict = "allowed" | Refusal;
+
+/** What an admin's private chat with the bot offers besides the subscriber's commands. */
+export const ADMIN_COMMANDS = [
+  "report",
+  "broadcast",
+  "plans",
+  "broadcast_cancel",
+  "reminder_stats",
+  "balance",
+  "reconcile",
+  "resolve",
+] as const;
+
+/** The commands staff type: the support group's, the refunds', the admins'. */
+const AUDITED_COMMANDS: readonly StaffCommand[] = [
+  ...SUPPORT_COMMANDS.filter((command) => command !== "refresh"),
+  "refunds",
+  "refunded",
+];
+const STAFF_COMMANDS: readonly string[] = [...AUDITED_COMMANDS, ...ADMIN_COMMANDS];
 
 interface StaffOptions {
   roles: Config["roles"];
@@ -29,6 +57,10 @@ interface StaffOptions {
 /** A message sent under a stand-in: an anonymous admin or a channel. */
 const sentAsStandIn = (ctx: BotContext) =>
   ctx.msg?.sender_chat !== undefined || STAND_IN_SENDERS.has(ctx.from?.id ?? 0);
+
+/** Not the sender's own words: forwarded from anyone, or an inline bot's result. */
+const notOwnMessage = (ctx: BotContext) =>
+  ctx.msg?.forward_origin !== undefined || ctx.msg?.via_bot !== undefined;
 
 export class StaffRoles {
   private readonly groupAdmins = new Map<string, { admin: boolean; until: number }>();
@@ -93,7 +125,46 @@ const REFUSAL_TEXTS: Record<Refusal, string> = {
   "not-staff": "staff-only",
   "not-refunder": "staff-refunds-only",
   anonymous: "staff-send-as-yourself",
+  "not-own-message": "staff-own-messages-only",
 };
+
+/**
+ * Before every feature: a staff command (a support, refunds or admin command) in a message that
+ * is not its sender's own (forwarded, or written by an inline bot) is never run, whoever sent
+ * it. It is audited (ids and the reason) when its kind is audited, logged with ids only, and
+ * answered in the sender's language where the command could be run; elsewhere (a group that is
+ * not a support group) nothing is said, as for any staff command there.
+ */
+export function ownStaffCommands(
+  deps: AuditDeps & { staff: StaffRoles },
+): MiddlewareFn<BotContext> {
+  return async (ctx, next) => {
+    if (!notOwnMessage(ctx)) return next();
+    const command = STAFF_COMMANDS.find((candidate) => ctx.hasCommand(candidate));
+    if (command === undefined) return next();
+    const refused: Refusal = "not-own-message";
+    const audited = AUDITED_COMMANDS.find((candidate) => candidate === command);
+    if (audited) await deps.audit.record({ ...auditEntry(deps, ctx, audited, ""), refused });
+    deps.logger.info(
+      {
+        userId: ctx.from?.id,
+        chatId: ctx.chat?.id,
+        command,
+        refused,
+        forwarded: ctx.msg?.forward_origin !== undefined,
+        viaBot: ctx.msg?.via_bot !== undefined,
+      },
+      "staff command refused",
+    );
+    if (ctx.chat?.type !== "private" && !deps.staff.isSupportChat(ctx.chat?.id)) return;
+    const messageId = ctx.msg?.message_id;
+    await ctx.reply(ctx.t(REFUSAL_TEXTS[refused]), {
+      ...(messageId !== undefined && {
+        reply_parameters: { message_id: messageId, allow_sending_without_reply: true },
+      }),
+    });
+  };
+}
 
 /**
  * Lets a command (or a support card's button) through only for a person with its role:

@@ -6,6 +6,7 @@
 import type { MiddlewareFn } from "grammy";
 import type { Log } from "../../domain/ports.js";
 import type { BotContext, SessionData } from "../context.js";
+import type { ChatTurns } from "./earlier-updates.js";
 
 /** What the gate needs back on the way out; its own business. */
 type GateTicket = unknown;
@@ -14,7 +15,8 @@ type GateEntry =
   | { kind: "duplicate" }
   | { kind: "entered"; session: string | null; ticket: GateTicket };
 
-export interface UpdateGate {
+/** `busy`: whether an update of the chat holds its turn now, on any instance. */
+export interface UpdateGate extends ChatTurns {
   /**
    * Takes the update and its chat (waiting for the chat's turn) and reads the chat's session.
    * `skipsLock`: when the chat's flow waits for the provider, do not wait for its turn.

@@ -1,6 +1,7 @@
 import { DateTime } from "luxon";
 import type { ProviderTime } from "../../domain/model.js";
 import { type Amount, decimalsOf } from "../../domain/money.js";
+import { formatMinorUnits } from "../../domain/provider-balance.js";
 import { escapeHtml } from "./html.js";
 
 /** The zone a speaker of a locale takes for granted; any other is named beside a time. */
@@ -13,7 +14,7 @@ const OBVIOUS_ZONE: Record<string, string> = { ne: "Asia/Kathmandu" };
  * ("12 Jan 2027, 23:59 (Asia/Kathmandu)").
  */
 export class ValueFormatter {
-  private readonly money = new Map<number, Intl.NumberFormat>();
+  private readonly money = new Map<string, Intl.NumberFormat>();
   private readonly date: Intl.DateTimeFormat;
   private readonly dateTime: Intl.DateTimeFormat;
   private readonly time: Intl.DateTimeFormat;
@@ -41,19 +42,30 @@ export class ValueFormatter {
     return this.time.format(at) + this.zoneNote;
   }
 
-  /** Exactly what is charged: two decimals at least, every decimal it has, never rounded. */
-  amount(value: Amount): string {
+  /**
+   * Exactly what is charged, with the currency (this formatter's, or `currency`: a sum in
+   * another one) and the locale's separators and digits: two decimals at least, every decimal
+   * it has, never rounded. Signed amounts (a balance, a drift) keep their sign.
+   */
+  amount(value: Amount, currency: string | undefined = this.currency): string {
     const decimals = Math.max(2, decimalsOf(value));
-    let format = this.money.get(decimals);
+    const key = `${currency ?? ""}:${decimals}`;
+    let format = this.money.get(key);
     if (!format) {
       const digits = { minimumFractionDigits: decimals, maximumFractionDigits: decimals };
       format = new Intl.NumberFormat(
         this.intlLocale,
-        this.currency ? { style: "currency", currency: this.currency, ...digits } : digits,
+        currency ? { style: "currency", currency, ...digits } : digits,
       );
-      this.money.set(decimals, format);
+      this.money.set(key, format);
     }
-    return format.format(Number(value));
+    // The decimal text itself, not a float: exact at any size.
+    return format.format(value as `${number}`);
+  }
+
+  /** An amount counted in the currency's minor units (a ledger sum, a balance, a refund). */
+  minor(minor: bigint | number, minorDigits: number): string {
+    return this.amount(formatMinorUnits(BigInt(minor), minorDigits));
   }
 
   /** The day of a time ("24 Nov 2026"), or the provider's text when it could not be read. */

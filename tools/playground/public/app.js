@@ -1,36 +1,31 @@
 // The playground page: a Telegram-like chat for each simulated person (subscriber, support
 // group member, admin), driven by the JSON API and the Server-Sent Events of tools/playground/web.ts.
 // Plain DOM, no framework and no build step. Message text is only ever put into the page as
-// text nodes: never through innerHTML.
+// text nodes: never through innerHTML. The page's own words follow its language (i18n.js).
+
+import { labelOf, pageLanguage, rich, setPageLanguage, t, translatePage } from "./i18n.js";
 
 const ROLES = ["user", "support", "admin"];
 
-/** How each role's chat is titled and described. */
+/** Whether each role's chat is a group (its messages show their sender). */
 const ROLE_VIEW = {
-  user: { label: "Subscriber", group: false, idle: "Asha, chatting with the bot" },
-  support: { label: "Support group", group: true, idle: "Sam in the support desk" },
-  admin: { label: "Admin", group: false, idle: "Broadcasts and plans" },
+  user: { group: false },
+  support: { group: true },
+  admin: { group: false },
 };
 
-/** The "/" menu: [what it fills the text box with, what it does]. */
-const COMMANDS = {
-  user: [
-    ["/start", "Welcome; announcements on"],
-    ["/topup", "Renew a package"],
-    ["/cancel", "Leave the current step"],
-    ["/help", "What the bot can do"],
-    ["/language", "Choose English or नेपाली"],
-    ["/stop", "Stop announcements"],
-  ],
+/**
+ * The "/" menu is the bot's own (setMyCommands, as Telegram shows it in the chat and the
+ * person's language). A command that wants an argument is filled with one from the sandbox.
+ */
+const EXAMPLE_ARGUMENTS = { lookup: "1000002", plans: "1000001", topup: "" };
+
+/** Where the bot sets no menu (the support group): the group's commands, [fill, text key]. */
+const SUGGESTED_COMMANDS = {
   support: [
-    ["/lookup 1000002", "A customer's card, by any code"],
-    ["/txn ", "A provider transaction, by checkout id or reference"],
-    ["/recent", "The last top-ups made through the bot"],
-  ],
-  admin: [
-    ["/broadcast", "Send a message to subscribers"],
-    ["/plans 1000001", "Broadcast live plan information"],
-    ["/broadcast_cancel", "Stop the broadcasts under way"],
+    ["/lookup 1000002", "command.lookup"],
+    ["/txn ", "command.txn"],
+    ["/recent", "command.recent"],
   ],
 };
 
@@ -90,7 +85,8 @@ const ui = {
   alert: $("alert"),
   alertText: $("alert-text"),
   alertOk: $("alert-ok"),
-  guidePay: $("guide-pay"),
+  guideSteps: $("guide-steps"),
+  guideMenu: $("guide-menu"),
   checkout: $("checkout"),
   checkoutForm: $("checkout-form"),
   checkoutItem: $("checkout-item"),
@@ -116,6 +112,8 @@ const state = {
   drafts: perRole(() => ""),
   keyboards: perRole(() => null),
   keyboardHidden: perRole(() => false),
+  /** The bot's command menu in each role's chat (from /api/chat). */
+  commands: perRole(() => []),
   /** The message each role's preview line shows. */
   previewId: perRole(() => 0),
   typingUntil: perRole(() => 0),
@@ -174,12 +172,44 @@ async function api(path, body) {
   return data;
 }
 
-const timeFormat = new Intl.DateTimeFormat(undefined, {
-  hour: "2-digit",
-  minute: "2-digit",
-  hourCycle: "h23",
-});
-const dayFormat = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "long" });
+/** Dates and numbers as a Telegram client in the page's language writes them. */
+const locale = () => (pageLanguage() === "ne" ? "ne-NP" : undefined);
+
+/** A browser whose Intl lacks Nepali (Debian's Chromium) writes Nepali dates with these. */
+const NEPALI_MONTHS = [
+  "जनवरी",
+  "फेब्रुअरी",
+  "मार्च",
+  "अप्रिल",
+  "मे",
+  "जुन",
+  "जुलाई",
+  "अगस्ट",
+  "सेप्टेम्बर",
+  "अक्टोबर",
+  "नोभेम्बर",
+  "डिसेम्बर",
+];
+const knowsNepali = Intl.DateTimeFormat.supportedLocalesOf(["ne"]).length > 0;
+const nepaliDigits = (text) => text.replace(/\d/g, (digit) => "०१२३४५६७८९"[Number(digit)]);
+
+/** "14:05" (24-hour), in the page's language. */
+function timeOf(date) {
+  const time = new Intl.DateTimeFormat(locale(), {
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(date);
+  return pageLanguage() === "ne" && !knowsNepali ? nepaliDigits(time) : time;
+}
+
+/** "27 November" (the day chips), in the page's language. */
+function dayOf(date) {
+  if (pageLanguage() === "ne" && !knowsNepali) {
+    return `${NEPALI_MONTHS[date.getMonth()]} ${nepaliDigits(String(date.getDate()))}`;
+  }
+  return new Intl.DateTimeFormat(locale(), { day: "numeric", month: "long" }).format(date);
+}
 
 // ---------------------------------------------------------------------------------------
 // Telegram formatting: text + entities (UTF-16 offsets, as JS strings index) to DOM nodes
@@ -257,7 +287,7 @@ function commandButton(command) {
     type: "button",
     class: "bot-command",
     dataset: { command },
-    title: `Send ${command}`,
+    title: t("message.send", { command }),
   });
 }
 
@@ -342,7 +372,7 @@ function entityElement(entity, covered) {
 // Messages
 
 function messageTime(message) {
-  return timeFormat.format(new Date(message.date * 1000));
+  return timeOf(new Date(message.date * 1000));
 }
 
 /** Draws `message` into `element` (created when absent); the element is kept across edits. */
@@ -367,16 +397,8 @@ function renderMessage(message, existing) {
       }),
     );
   }
-  if (message.photo) {
-    bubble.append(
-      h(
-        "div",
-        { class: "photo", role: "img", "aria-label": "Photo" },
-        h("span", { class: "photo-icon", "aria-hidden": "true", text: "🖼" }),
-        h("span", { class: "photo-label", text: "Photo" }),
-      ),
-    );
-  }
+  if (message.photo) bubble.append(photoElement(message));
+  if (message.document) bubble.append(documentCard(message.document));
   if (message.contact) {
     bubble.append(
       h(
@@ -391,7 +413,7 @@ function renderMessage(message, existing) {
           "span",
           { class: "contact-body" },
           h("span", { class: "contact-phone", text: `📱 ${message.contact}` }),
-          h("span", { class: "contact-label", text: "Shared contact" }),
+          h("span", { class: "contact-label", text: t("message.contact") }),
         ),
       ),
     );
@@ -399,12 +421,12 @@ function renderMessage(message, existing) {
   const meta = h(
     "span",
     { class: "meta" },
-    message.edited ? h("span", { class: "edited", text: "edited" }) : null,
+    message.edited ? h("span", { class: "edited", text: t("message.edited") }) : null,
     h("time", {
       datetime: new Date(message.date * 1000).toISOString(),
       text: messageTime(message),
     }),
-    outgoing ? h("span", { class: "ticks", "aria-label": "read", text: "✓✓" }) : null,
+    outgoing ? h("span", { class: "ticks", "aria-label": t("message.read"), text: "✓✓" }) : null,
   );
   if (message.invoice) bubble.append(invoiceCard(message.invoice));
   if (message.text) {
@@ -425,8 +447,92 @@ function renderMessage(message, existing) {
   return element;
 }
 
+/**
+ * A photo: the image itself when the bot uploaded it (a report's chart), opened whole in a new
+ * tab; a placeholder for one given by a link (the playground fetches nothing from outside).
+ */
+function photoElement(message) {
+  const url = message.photo.url;
+  if (!url) {
+    return h(
+      "div",
+      { class: "photo", role: "img", "aria-label": t("message.photo") },
+      h("span", { class: "photo-icon", "aria-hidden": "true", text: "🖼" }),
+      h("span", { class: "photo-label", text: t("message.photo") }),
+    );
+  }
+  const image = h("img", {
+    class: "photo-image",
+    src: url,
+    alt: message.text || t("message.photo"),
+    decoding: "async",
+  });
+  // The image grows the chat once it is in: a chat read at its end stays there.
+  image.addEventListener("load", () => {
+    if (state.stuck) scrollToBottom();
+  });
+  return h(
+    "a",
+    {
+      class: "photo-link",
+      href: url,
+      target: "_blank",
+      rel: "noopener",
+      title: t("message.openPhoto"),
+    },
+    image,
+  );
+}
+
+/** A document as Telegram draws one: its type, name and size, a tap saving it. */
+function documentCard(file) {
+  const extension = /\.([A-Za-z0-9]{1,5})$/.exec(file.name)?.[1]?.toUpperCase() ?? "";
+  const size = file.size === undefined ? "" : fileSize(file.size);
+  const link = (props, ...children) =>
+    file.url
+      ? h("a", { href: file.url, download: file.name, ...props }, ...children)
+      : h("span", props, ...children);
+  return h(
+    "div",
+    { class: "document" },
+    link(
+      {
+        class: "document-icon",
+        "aria-label": t("message.download", { name: file.name }),
+        title: t("message.download", { name: file.name }),
+      },
+      h("span", { "aria-hidden": "true", text: extension || "📄" }),
+    ),
+    h(
+      "span",
+      { class: "document-body" },
+      link({ class: "document-name", text: file.name }),
+      h("span", {
+        class: "document-size",
+        text: [size, extension || t("message.document")].filter(Boolean).join(" · "),
+      }),
+    ),
+  );
+}
+
+/** 812 B, 12.3 kB, 1.2 MB: the number in the page's language. */
+function fileSize(bytes) {
+  const [unit, value] =
+    bytes >= 1_000_000
+      ? ["MB", bytes / 1_000_000]
+      : bytes >= 1_000
+        ? ["kB", bytes / 1_000]
+        : ["B", bytes];
+  const number = new Intl.NumberFormat(locale(), { maximumFractionDigits: 1 }).format(value);
+  return `${pageLanguage() === "ne" && !knowsNepali ? nepaliDigits(number) : number} ${unit}`;
+}
+
 function inlineKeyboard(message) {
-  const keyboard = h("div", { class: "inline-keyboard", role: "group", "aria-label": "Buttons" });
+  const keyboard = h("div", {
+    class: "inline-keyboard",
+    role: "group",
+    "aria-label": t("message.buttons"),
+  });
   for (const row of message.inlineKeyboard) {
     keyboard.append(
       h("div", { class: "inline-row" }, ...row.map((button) => inlineButton(button, message))),
@@ -437,6 +543,15 @@ function inlineKeyboard(message) {
 
 function inlineButton(button, message) {
   if (button.pay && message.invoice) return payButton(button, message.invoice);
+  // A web_app button opens the bot's Mini App beside the chat (openMiniApp).
+  if (button.webApp) {
+    return h("button", {
+      type: "button",
+      class: "webapp-button",
+      text: button.text,
+      dataset: { webapp: button.webApp },
+    });
+  }
   if (button.url) {
     const link = safeLink(button.url) ?? h("span");
     link.className = "inline-button url-button";
@@ -449,7 +564,7 @@ function inlineButton(button, message) {
     class: "inline-button",
     text: button.text,
     disabled: button.data === undefined,
-    title: button.data === undefined ? "Not available in the playground" : undefined,
+    title: button.data === undefined ? t("message.notAvailable") : undefined,
     dataset: { callback: button.data ?? "" },
   });
 }
@@ -459,9 +574,9 @@ function payButton(button, invoice) {
   return h("button", {
     type: "button",
     class: "inline-button pay-button",
-    text: invoice.paid ? "✓ Paid" : button.text,
+    text: invoice.paid ? t("invoice.paid") : button.text,
     disabled: invoice.paid,
-    title: invoice.paid ? "This invoice is paid" : "Opens the payment form",
+    title: invoice.paid ? t("invoice.paidTitle") : t("invoice.payTitle"),
     dataset: { title: invoice.title, amount: invoice.amount },
   });
 }
@@ -477,7 +592,10 @@ function invoiceCard(invoice) {
       "div",
       { class: "invoice-total" },
       h("span", { class: "invoice-amount", text: invoice.amount }),
-      h("span", { class: "invoice-tag", text: invoice.paid ? "Paid" : "Test" }),
+      h("span", {
+        class: "invoice-tag",
+        text: invoice.paid ? t("invoice.tagPaid") : t("invoice.tagTest"),
+      }),
       h("span", { class: "meta-spacer", "aria-hidden": "true" }),
     ),
   );
@@ -495,8 +613,8 @@ function renderPayment(message, element) {
 }
 
 function paymentLine(message) {
-  const who = ROLE_VIEW[state.role].group ? message.sender : "You";
-  return `${who} successfully transferred ${message.payment.amount} to ${state.botName}`;
+  const values = { who: message.sender, amount: message.payment.amount, bot: state.botName };
+  return t(ROLE_VIEW[state.role].group ? "payment.other" : "payment.you", values);
 }
 
 function nearBottom() {
@@ -536,11 +654,7 @@ function regroup() {
     const day = date.toDateString();
     if (day !== previousDay) {
       element.before(
-        h(
-          "div",
-          { class: "date-chip", role: "separator" },
-          h("span", { text: dayFormat.format(date) }),
-        ),
+        h("div", { class: "date-chip", role: "separator" }, h("span", { text: dayOf(date) })),
       );
       previousDay = day;
     }
@@ -554,8 +668,8 @@ function emptyChat() {
   const card = h("div", { class: "empty-chat" });
   if (role === "support") {
     card.append(
-      h("p", { class: "empty-title", text: "Support desk" }),
-      h("p", { text: "A group of support staff with the bot in it. Look a customer up:" }),
+      h("p", { class: "empty-title", text: t("empty.supportTitle") }),
+      h("p", { text: t("empty.supportText") }),
       h("button", {
         type: "button",
         class: "bot-command empty-action",
@@ -565,18 +679,13 @@ function emptyChat() {
     );
   } else {
     card.append(
-      h("p", { class: "empty-title", text: "What can this bot do?" }),
-      h("p", {
-        text:
-          role === "admin"
-            ? "As an admin you broadcast announcements and plan information to subscribers."
-            : "Renew your TV, internet and IPTV packages in a minute, right here in the chat.",
-      }),
+      h("p", { class: "empty-title", text: t("empty.title") }),
+      h("p", { text: role === "admin" ? t("empty.admin") : t("empty.user") }),
       h("button", {
         type: "button",
         class: "bot-command empty-action",
         dataset: { command: role === "admin" ? "/broadcast" : "/start" },
-        text: role === "admin" ? "/broadcast" : "Start",
+        text: role === "admin" ? "/broadcast" : t("empty.start"),
       }),
     );
   }
@@ -629,7 +738,7 @@ async function loadChat(role) {
   } catch (error) {
     if (generation === state.loadGeneration) {
       state.pendingEvents = null;
-      toast(`Could not load the chat: ${error.message}`);
+      toast(t("toast.noChat", { reason: error.message }));
     }
     return;
   }
@@ -665,6 +774,8 @@ async function loadChat(role) {
   const last = data.messages.filter((message) => !message.deleted).at(-1);
   if (last) setPreview(role, last);
   setKeyboard(role, data.keyboard);
+  state.commands[role] = data.commands ?? [];
+  setMenuApp(role, data.menuApp);
   for (const event of queued) onChatEvent(event);
   scrollToBottom();
 }
@@ -681,6 +792,8 @@ async function primeRole(role) {
   const last = data.messages.filter((message) => !message.deleted).at(-1);
   if (last && last.id >= state.previewId[role]) setPreview(role, last);
   if (role !== state.role) setKeyboard(role, data.keyboard);
+  state.commands[role] = data.commands ?? [];
+  setMenuApp(role, data.menuApp);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -702,6 +815,7 @@ function switchRole(role) {
   renderBadges();
   renderHeader();
   renderKeyboard();
+  renderMenuApp();
   ui.messages.classList.toggle("group-chat", ROLE_VIEW[role].group);
   void loadChat(role);
 }
@@ -711,7 +825,7 @@ function renderHeader() {
   const spec = state.roles[role];
   const typing = state.typingUntil[role] > Date.now();
   if (ROLE_VIEW[role].group) {
-    ui.chatTitle.textContent = spec?.group ?? "Support group";
+    ui.chatTitle.textContent = spec?.group ?? t("role.support");
     ui.chatAvatar.textContent = (spec?.group ?? "S").slice(0, 1);
     ui.chatAvatar.className = "avatar avatar-support";
   } else {
@@ -719,11 +833,15 @@ function renderHeader() {
     ui.chatAvatar.textContent = state.botName.slice(0, 1);
     ui.chatAvatar.className = "avatar avatar-bot";
   }
+  const bot = state.botName;
   let status;
-  if (!state.connected) status = state.everConnected ? "reconnecting…" : "connecting…";
-  else if (typing) status = ROLE_VIEW[role].group ? `${state.botName} is typing…` : "typing…";
-  else if (ROLE_VIEW[role].group) status = `${state.botName}, ${spec?.first_name ?? "you"} · group`;
-  else status = "online";
+  if (!state.connected)
+    status = t(state.everConnected ? "status.reconnecting" : "status.connecting");
+  else if (typing)
+    status = ROLE_VIEW[role].group ? t("status.botTyping", { bot }) : t("status.typing");
+  else if (ROLE_VIEW[role].group) {
+    status = t("status.group", { bot, name: spec?.first_name ?? t("status.you") });
+  } else status = t("status.online");
   ui.chatStatus.textContent = status;
   ui.chatStatus.classList.toggle("typing", state.connected && typing);
   ui.chatStatus.classList.toggle("offline", !state.connected);
@@ -740,14 +858,16 @@ function setPreview(role, message) {
 
 /** The chat list's line for a message: who (unless the bot) and what. */
 function previewText(message) {
-  if (message.payment) return `💳 Paid ${message.payment.amount}`;
+  if (message.payment) return t("preview.paid", { amount: message.payment.amount });
   const text = message.invoice
     ? `🧾 ${message.invoice.title}`
     : message.photo
-      ? `🖼 ${message.text || "Photo"}`
-      : message.contact
-        ? `📱 ${message.contact}`
-        : message.text;
+      ? `🖼 ${message.text || t("message.photo")}`
+      : message.document
+        ? `📄 ${message.document.name}`
+        : message.contact
+          ? `📱 ${message.contact}`
+          : message.text;
   return message.fromBot ? text : `${message.sender}: ${text}`;
 }
 
@@ -756,10 +876,10 @@ function renderTypingPreview(role) {
   if (!preview) return;
   if (state.typingUntil[role] > Date.now()) {
     preview.dataset.saved = preview.dataset.saved ?? preview.textContent;
-    preview.textContent = "typing…";
+    preview.textContent = t("status.typing");
     preview.classList.add("typing");
   } else if (preview.classList.contains("typing")) {
-    preview.textContent = preview.dataset.saved ?? ROLE_VIEW[role].idle;
+    preview.textContent = preview.dataset.saved ?? t(`idle.${role}`);
     preview.classList.remove("typing");
     delete preview.dataset.saved;
   }
@@ -771,7 +891,7 @@ function renderBadges() {
     const count = state.unread[role];
     badge.hidden = count === 0;
     badge.textContent = count > 99 ? "99+" : String(count);
-    badge.setAttribute("aria-label", `${count} unread`);
+    badge.setAttribute("aria-label", t("badge.unread", { count }));
   }
 }
 
@@ -810,7 +930,7 @@ function renderKeyboard() {
   ui.replyKeyboard.classList.toggle("resized", Boolean(markup?.resize_keyboard));
   ui.keyboardToggle.hidden = !has;
   ui.keyboardToggle.setAttribute("aria-expanded", String(has && !hidden));
-  ui.composer.placeholder = (has && markup.input_field_placeholder) || "Message";
+  ui.composer.placeholder = (has && markup.input_field_placeholder) || t("composer.placeholder");
 }
 
 async function tapReplyButton(button) {
@@ -842,7 +962,7 @@ async function sendText(text) {
   try {
     await api("/api/send", { role, text });
   } catch (error) {
-    toast(`Not sent: ${error.message}`);
+    toast(t("toast.notSent", { reason: error.message }));
   }
 }
 
@@ -909,7 +1029,7 @@ function paste(text) {
  * from the text box); the menu button opens it whole, the focus on its first item.
  */
 function openMenu({ filter = "", focus = true } = {}) {
-  const list = COMMANDS[state.role].filter(([fill]) => fill.startsWith(filter));
+  const list = menuCommands(state.role).filter(([fill]) => fill.startsWith(filter));
   if (list.length === 0) {
     closeMenu();
     return;
@@ -927,6 +1047,29 @@ function openMenu({ filter = "", focus = true } = {}) {
   ui.commandMenu.hidden = false;
   ui.menuButton.setAttribute("aria-expanded", "true");
   if (focus) ui.commandMenu.querySelector("button")?.focus();
+}
+
+/** The bot's menu for the role's chat, as it is now. */
+async function refreshCommands(role) {
+  try {
+    const data = await api(`/api/commands/${role}`);
+    state.commands[role] = data.commands ?? [];
+    setMenuApp(role, data.menuApp);
+  } catch {
+    // The menu last known stays.
+  }
+}
+
+/** [what an item fills the text box with, what it does]: the bot's menu, or the suggestions. */
+function menuCommands(role) {
+  const own = state.commands[role] ?? [];
+  if (own.length > 0) {
+    return own.map(({ command, description }) => {
+      const example = EXAMPLE_ARGUMENTS[command];
+      return [example ? `/${command} ${example}` : `/${command}`, description];
+    });
+  }
+  return (SUGGESTED_COMMANDS[role] ?? []).map(([fill, key]) => [fill, t(key)]);
 }
 
 function closeMenu() {
@@ -977,7 +1120,7 @@ function openCheckout(payButton) {
   focusBeforeCheckout = payButton;
   ui.checkoutItem.textContent = payButton.dataset.title;
   ui.checkoutAmount.textContent = payButton.dataset.amount;
-  ui.checkoutPay.textContent = `Pay ${payButton.dataset.amount}`;
+  ui.checkoutPay.textContent = t("checkout.pay", { amount: payButton.dataset.amount });
   ui.cardNumber.value = state.payments.testCards.paying;
   ui.cardExpiry.value = TEST_EXPIRY;
   ui.cardCvc.value = TEST_CVC;
@@ -1002,15 +1145,15 @@ function invoiceWithdrawn(role, messageId) {
   if (!checkout || checkout.role !== role || checkout.messageId !== messageId) return;
   checkout.busy = false;
   closeCheckout();
-  toast("The invoice was withdrawn: nothing to pay");
+  toast(t("toast.withdrawn"));
 }
 
 /** The card as typed, checked as a payment form does before sending it anywhere. */
 function cardProblem() {
   if (!/^(0[1-9]|1[0-2])\/\d{2}$/.test(ui.cardExpiry.value.trim())) {
-    return "Check the expiry date (MM/YY).";
+    return t("checkout.checkExpiry");
   }
-  if (!/^\d{3,4}$/.test(ui.cardCvc.value.trim())) return "Check the CVC.";
+  if (!/^\d{3,4}$/.test(ui.cardCvc.value.trim())) return t("checkout.checkCvc");
   return "";
 }
 
@@ -1042,17 +1185,17 @@ async function submitCheckout() {
 function checkoutFailure(result) {
   switch (result.kind) {
     case "declined":
-      return "Your card was declined. Nothing was charged.";
+      return t("checkout.declined");
     case "invalid-card":
-      return "Your card number is incorrect.";
+      return t("checkout.invalidCard");
     case "refused":
-      return result.errorMessage || "The bot refused this payment. Nothing was charged.";
+      return result.errorMessage || t("checkout.refused");
     case "timeout":
-      return "The bot did not confirm the payment in time. Nothing was charged.";
+      return t("checkout.timeout");
     case "unavailable":
-      return `This invoice cannot be paid: ${result.reason}.`;
+      return t("checkout.unavailable", { reason: result.reason });
     default:
-      return `The payment did not go through: ${result.message ?? result.kind}`;
+      return t("checkout.failed", { reason: result.message ?? result.kind });
   }
 }
 
@@ -1095,7 +1238,7 @@ function codeButton(code, label, icon, extraClass = "") {
       type: "button",
       class: `code ${extraClass}`.trim(),
       dataset: { code },
-      title: `${label}: paste ${code} into the message box`,
+      title: t("code.title", { label, code }),
     },
     icon ? h("span", { class: "code-icon", "aria-hidden": "true", text: icon }) : null,
     h("span", { class: "code-text", text: code }),
@@ -1117,21 +1260,27 @@ function renderCustomers(customers) {
           mine
             ? h("span", {
                 class: "tag",
-                text: "Asha's phone",
-                title: "“Share my phone number” sends this number",
+                text: t("customers.phone"),
+                title: t("customers.phoneTitle"),
               })
             : null,
-          h("span", { class: `pill pill-${customer.status}`, text: customer.status }),
+          h("span", {
+            class: `pill pill-${customer.status}`,
+            text: labelOf("status", customer.status),
+          }),
         ),
         h(
           "div",
           { class: "codes" },
-          codeButton(customer.cuid, "Customer ID", "🆔"),
-          codeButton(customer.mobile, "Mobile number", "📱"),
+          codeButton(customer.cuid, t("code.customer"), "🆔"),
+          codeButton(customer.mobile, t("code.mobile"), "📱"),
           ...customer.connections.map((connection) =>
             codeButton(
               connection.id,
-              `${connection.service.toUpperCase()} connection (${connection.status})`,
+              t("code.connection", {
+                service: connection.service.toUpperCase(),
+                status: labelOf("status", connection.status),
+              }),
               SERVICE_ICONS[connection.service] ?? "🔌",
               `connection connection-${connection.status}`,
             ),
@@ -1149,7 +1298,7 @@ function renderTopups(topups) {
     ui.topups.replaceChildren(
       h("li", {
         class: "topups-empty",
-        text: "No top-ups yet. Finish a purchase in the chat and the provider's record shows up here.",
+        text: t("topups.empty"),
       }),
     );
     return;
@@ -1175,7 +1324,7 @@ function renderTopups(topups) {
           "div",
           { class: "topup-head" },
           h("span", { class: "txn", text: topup.txnId }),
-          h("span", { class: `pill pill-${topup.status}`, text: topup.status }),
+          h("span", { class: `pill pill-${topup.status}`, text: labelOf("status", topup.status) }),
         ),
         h(
           "div",
@@ -1187,12 +1336,12 @@ function renderTopups(topups) {
         h(
           "dl",
           { class: "details" },
-          detail("Customer", topup.cuid),
-          detail("Connection", topup.reqId),
-          detail("Date", topup.txnDate),
-          detail("API", topup.version),
+          detail(t("topup.customer"), topup.cuid),
+          detail(t("topup.connection"), topup.reqId),
+          detail(t("topup.date"), topup.txnDate),
+          detail(t("topup.api"), topup.version),
           detail("udf1", topup.udf1),
-          detail("Order", topup.orderId),
+          detail(t("topup.order"), topup.orderId),
         ),
       );
     }),
@@ -1314,6 +1463,11 @@ function wire() {
 
   ui.messages.addEventListener("click", (event) => {
     const target = event.target;
+    const webApp = target.closest("button.webapp-button");
+    if (webApp) {
+      void openMiniApp(webApp.dataset.webapp);
+      return;
+    }
     const payButton = target.closest("button.pay-button");
     if (payButton) {
       openCheckout(payButton);
@@ -1368,9 +1522,13 @@ function wire() {
     else closeMenu();
   });
 
-  ui.menuButton.addEventListener("click", () => {
-    if (ui.commandMenu.hidden) openMenu();
-    else closeMenu();
+  ui.menuButton.addEventListener("click", async () => {
+    if (!ui.commandMenu.hidden) {
+      closeMenu();
+      return;
+    }
+    await refreshCommands(state.role);
+    openMenu();
   });
   ui.commandMenu.addEventListener("click", (event) => {
     const item = event.target.closest(".command-item");
@@ -1409,13 +1567,8 @@ function wire() {
     ui.language.disabled = true;
     try {
       const answer = await api("/api/language", { language });
-      ui.language.value = answer.language;
-      document.documentElement.dataset.language = answer.language;
-      toast(
-        answer.language === "ne"
-          ? "Everyone now uses Telegram in नेपाली"
-          : "Everyone now uses Telegram in English",
-      );
+      applyLanguage(answer.language);
+      toast(t("language.changed"));
     } catch (error) {
       toast(error.message);
     } finally {
@@ -1451,23 +1604,86 @@ function wire() {
   });
 }
 
-/** The guide's last step of a top-up, by DEMO_PAYMENT_MODE ("none": the default). */
-const GUIDE_PAY = {
-  all: "“🟢 Pay with eSewa”, “📱 Pay with Khalti” or “💳 Pay by card”, then pay on that sandbox's page (for eSewa through the bot's page) or with the test card; another button switches method",
-  telegram: "“💳 Pay”, and pay the invoice with the test card",
-  khalti: "“💳 Pay”, then “Pay … with Khalti” and Pay on the Khalti sandbox's page",
-  esewa:
-    "“💳 Pay”, then “Pay … with eSewa”, “Pay with eSewa” on the bot's page and Pay on the eSewa sandbox's page",
+/**
+ * The guide: a step per role, its commands tappable, and the last step of a top-up as
+ * subscribers pay here (DEMO_PAYMENT_MODE); the form's hint names the test cards.
+ */
+function renderGuide() {
+  const { mode, testCards } = state.payments;
+  const who = (role) => h("strong", { text: `${t(`role.${role}`)}:` });
+  const code = (text) => h("code", { text });
+  const pay = h("span", {
+    id: "guide-pay",
+    text: t(`guide.pay.${mode in GUIDE_MODES ? mode : "none"}`),
+  });
+  ui.guideSteps.replaceChildren(
+    h("li", {}, rich("guide.user", { who: who("user"), topup: code("/topup"), pay })),
+    h(
+      "li",
+      {},
+      rich("guide.support", {
+        who: who("support"),
+        lookup: code("/lookup 1000008"),
+        recent: code("/recent"),
+      }),
+    ),
+    h(
+      "li",
+      {},
+      rich("guide.admin", {
+        who: who("admin"),
+        plans: code("/plans 1000001"),
+        broadcast: code("/broadcast"),
+        report: code("/report"),
+        balance: code("/balance"),
+      }),
+    ),
+  );
+  ui.guideMenu.replaceChildren(
+    rich("guide.menu", { menu: h("strong", { text: t("guide.menuName") }) }),
+  );
+  ui.checkoutHint.textContent = t("checkout.hint", testCards);
+}
+
+/** The payment modes the guide has words for. */
+const GUIDE_MODES = {
+  all: true,
+  telegram: true,
+  khalti: true,
+  esewa: true,
+  fonepay: true,
+  none: true,
 };
 
-/** The guide and the form's hint follow how subscribers pay (DEMO_PAYMENT_MODE). */
-function applyPayments(payments) {
-  if (payments) state.payments = payments;
-  const { mode, testCards } = state.payments;
-  ui.guidePay.textContent = GUIDE_PAY[mode] ?? "“✅ Confirm and pay”";
-  ui.checkoutHint.textContent =
-    `No real money: ${testCards.paying} pays, ${testCards.declined} is declined. ` +
-    "Any expiry to come and any CVC will do.";
+/** Every word of the page in `language`: its fixed labels, the guide, the chats drawn again. */
+function applyLanguage(language) {
+  setPageLanguage(language);
+  ui.language.value = pageLanguage();
+  document.documentElement.dataset.language = pageLanguage();
+  translatePage();
+  document.title = t("page.title", { bot: state.botName });
+  // The menu's items are the bot's words in the old language: drawn afresh when next opened.
+  closeMenu();
+  ui.commandMenu.replaceChildren();
+  renderGuide();
+  renderHeader();
+  renderBadges();
+  renderKeyboard();
+  for (const role of ROLES) {
+    const preview = $(`preview-${role}`);
+    if (preview && state.previewId[role] === 0 && !preview.classList.contains("typing")) {
+      preview.textContent = t(`idle.${role}`);
+    }
+  }
+  const checkout = state.checkout;
+  if (checkout) {
+    const amount = focusBeforeCheckout?.dataset.amount ?? "";
+    ui.checkoutPay.textContent = t("checkout.pay", { amount });
+  }
+  // The chats as the bot sent them, with the page's words (dates, "edited", "Paid") anew.
+  if (state.shownRole) void loadChat(state.role);
+  for (const role of ROLES) if (role !== state.role) void primeRole(role);
+  void refreshSandbox();
 }
 
 async function start() {
@@ -1476,14 +1692,19 @@ async function start() {
     const bootstrap = await api("/api/bootstrap");
     state.botName = bootstrap.botName ?? state.botName;
     state.roles = bootstrap.roles ?? {};
-    ui.language.value = bootstrap.language === "ne" ? "ne" : "en";
     ui.apiVersion.textContent = `API ${bootstrap.apiVersion}`;
     ui.apiVersion.dataset.version = bootstrap.apiVersion;
-    applyPayments(bootstrap.payments);
-    document.title = `${state.botName} · offline playground`;
+    if (bootstrap.payments) state.payments = bootstrap.payments;
+    setPageLanguage(bootstrap.language);
   } catch (error) {
-    toast(`The playground is not answering: ${error.message}`);
+    toast(t("toast.noAnswer", { reason: error.message }));
   }
+  ui.language.value = pageLanguage();
+  document.documentElement.dataset.language = pageLanguage();
+  translatePage();
+  document.title = t("page.title", { bot: state.botName });
+  renderGuide();
+  for (const role of ROLES) $(`preview-${role}`).textContent = t(`idle.${role}`);
   connect();
   state.role = "user";
   state.shownRole = null;
@@ -1495,3 +1716,99 @@ async function start() {
 }
 
 void start();
+
+// ---------------------------------------------------------------------------------------------
+// The bot's Mini App, hosted beside the chat as Telegram hosts it: in a frame, its address
+// carrying initData the playground signs with the bot's token (/api/webapp), and a stand-in for
+// Telegram's bridge: the app's events (web_app_open_invoice, web_app_open_link,
+// web_app_request_phone, web_app_close) arrive as messages from the frame; an invoice is paid
+// with the paying test card, and the person's own number is shared in the chat.
+
+let miniApp = null;
+
+async function openMiniApp(url) {
+  closeMiniApp();
+  const dark = window.matchMedia("(prefers-color-scheme: dark)").matches;
+  const { src } = await api("/api/webapp", { role: state.role, url, dark });
+  const frame = h("iframe", { src, title: "Mini App", class: "mini-app-frame" });
+  const close = h("button", {
+    type: "button",
+    id: "mini-app-close",
+    text: "✕",
+    "aria-label": "Close",
+  });
+  close.addEventListener("click", closeMiniApp);
+  const overlay = h("div", { id: "mini-app", class: "mini-app", role: "dialog" }, close, frame);
+  document.body.append(overlay);
+  miniApp = { overlay, frame, role: state.role };
+}
+
+function closeMiniApp() {
+  miniApp?.overlay.remove();
+  miniApp = null;
+}
+
+/** Tells the app an event, as Telegram's web client does (a message to its frame). */
+function toMiniApp(eventType, eventData) {
+  miniApp?.frame.contentWindow?.postMessage(JSON.stringify({ eventType, eventData }), "*");
+}
+
+window.addEventListener("message", async (event) => {
+  if (!miniApp || event.source !== miniApp.frame.contentWindow) return;
+  let message;
+  try {
+    message = JSON.parse(String(event.data));
+  } catch {
+    return;
+  }
+  const data = message.eventData ?? {};
+  switch (message.eventType) {
+    case "web_app_open_invoice": {
+      const result = await api("/api/invoice-link", {
+        role: miniApp.role,
+        url: `https://t.me/$${data.slug}`,
+      });
+      toMiniApp("invoice_closed", {
+        slug: data.slug,
+        status: result.kind === "paid" ? "paid" : "failed",
+      });
+      return;
+    }
+    case "web_app_open_link":
+      window.open(String(data.url), "_blank", "noopener");
+      return;
+    case "web_app_request_phone": {
+      const { status } = await api("/api/request-phone", { role: miniApp.role });
+      toMiniApp("phone_requested", { status });
+      return;
+    }
+    case "web_app_close":
+      closeMiniApp();
+      return;
+  }
+});
+
+// The chat's menu button when the bot set it to its Mini App (setChatMenuButton): beside the
+// text box, as Telegram draws it; it opens the app as a web_app button does.
+const menuApps = {};
+
+function setMenuApp(role, menuApp) {
+  menuApps[role] = menuApp ?? null;
+  if (role === state.role) renderMenuApp();
+}
+
+function renderMenuApp() {
+  let button = document.getElementById("menu-app");
+  const menuApp = menuApps[state.role];
+  if (!menuApp) {
+    button?.remove();
+    return;
+  }
+  if (!button) {
+    button = h("button", { type: "button", id: "menu-app", class: "menu-app-button" });
+    button.addEventListener("click", () => void openMiniApp(button.dataset.url));
+    ui.composer.before(button);
+  }
+  button.textContent = menuApp.text;
+  button.dataset.url = menuApp.url;
+}

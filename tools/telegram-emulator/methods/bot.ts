@@ -1,10 +1,10 @@
 // The bot's own methods: getMe, getUpdates, the command lists, and the
 // profile settings the emulator only acknowledges.
 
-import type { BotCommand, BotCommandScope, Update, UserFromGetMe } from "grammy/types";
+import type { BotCommand, BotCommandScope, MenuButton, Update, UserFromGetMe } from "grammy/types";
 import { ApiError, badRequest } from "../api-error.js";
 import { characterCount } from "../formatted-text.js";
-import type { MethodCall } from "./method-call.js";
+import { type MethodCall, targetChat } from "./method-call.js";
 
 const SCOPE_TYPES = new Set([
   "default",
@@ -60,7 +60,26 @@ export function deleteMyCommands(call: MethodCall): true {
   return true;
 }
 
-/** setMyDescription, setMyShortDescription, setChatMenuButton: accepted, not modelled. */
+/**
+ * setChatMenuButton: what a client draws beside the text box. Without chat_id, the private
+ * chats' default; with one, that private chat's own ("default" there: the bot's default again).
+ */
+export function setChatMenuButton(call: MethodCall): true {
+  const button = call.params.json("menu_button") as MenuButton | undefined;
+  if (button?.type === "web_app" && !/^https?:\/\//.test(button.web_app?.url ?? "")) {
+    throw badRequest("BUTTON_URL_INVALID");
+  }
+  if (call.params.string("chat_id") === undefined) {
+    call.bot.menuButton = button;
+    return true;
+  }
+  const log = targetChat(call);
+  if (log.chat.type !== "private") throw badRequest("CHAT_TYPE_INVALID");
+  log.menuButton = button?.type === "default" ? undefined : button;
+  return true;
+}
+
+/** setMyDescription, setMyShortDescription: accepted, not modelled. */
 export function acknowledge(): true {
   return true;
 }
@@ -83,7 +102,7 @@ function readCommand(raw: unknown): BotCommand {
   return { command, description };
 }
 
-function readScope({ world, params }: MethodCall): BotCommandScope {
+function readScope({ world, bot, params }: MethodCall): BotCommandScope {
   const raw = params.json("scope");
   if (raw === undefined || raw === null) return { type: "default" };
   const { type, chat_id, user_id } = (typeof raw === "object" ? raw : {}) as Record<
@@ -95,8 +114,10 @@ function readScope({ world, params }: MethodCall): BotCommandScope {
   if (type !== "chat" && type !== "chat_administrators" && type !== "chat_member") {
     return { type } as BotCommandScope;
   }
+  // As Telegram: a chat the bot cannot reach (one the emulator does not know yet, such as a
+  // user who has not written to the bot) is not found.
   const chatId = world.resolveChatId(String(chat_id ?? ""));
-  if (chatId === undefined) throw badRequest("chat not found");
+  if (chatId === undefined || !world.chatLog(bot, chatId)) throw badRequest("chat not found");
   if (type !== "chat_member") return { type, chat_id: chatId };
   if (typeof user_id !== "number") throw badRequest("invalid user_id specified");
   return { type, chat_id: chatId, user_id };

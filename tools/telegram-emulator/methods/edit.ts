@@ -10,7 +10,7 @@ import { readCaption, readMessageText } from "../formatted-text.js";
 import { invoiceMarkup } from "../invoice.js";
 import { type ReplyMarkup, readReplyMarkup } from "../reply-markup.js";
 import type { StoredMessage } from "../types.js";
-import { type MethodCall, messageIdParam, targetChat } from "./method-call.js";
+import { assertCanPost, type MethodCall, messageIdParam, targetChat } from "./method-call.js";
 import { entitiesField } from "./send.js";
 
 const NOT_MODIFIED =
@@ -65,6 +65,8 @@ function editableMessage(call: MethodCall): { log: ChatLog; entry: StoredMessage
   // Inline-mode messages are not emulated.
   if (call.params.string("inline_message_id")) throw badRequest("message to edit not found");
   const log = targetChat(call);
+  // Telegram answers an edit in a chat it may not post to (blocked by the user) with the same 403.
+  assertCanPost(call, log);
   const entry = log.find(messageIdParam(call));
   if (!entry) throw badRequest("message to edit not found");
   if (!entry.sentByBot) throw badRequest("message can't be edited");

@@ -1,11 +1,12 @@
-// Payments: sendInvoice posts an invoice (its payload kept aside, as Telegram keeps it), and
+// Payments: sendInvoice posts an invoice (its payload kept aside, as Telegram keeps it),
+// createInvoiceLink keeps one behind a t.me/$slug link (a Mini App's openInvoice), and
 // answerPreCheckoutQuery answers a paying user's query, once and in time (checkout.ts).
 
 import type { Message } from "grammy/types";
 import { badRequest } from "../api-error.js";
 import { invoiceMarkup, readInvoice } from "../invoice.js";
 import { readReplyMarkup } from "../reply-markup.js";
-import type { PreCheckoutAnswer } from "../types.js";
+import type { PreCheckoutAnswer, StoredMessage } from "../types.js";
 import { admitSend, assertCanPost, type MethodCall, targetChat } from "./method-call.js";
 import { replyTarget } from "./send.js";
 
@@ -24,6 +25,25 @@ export function sendInvoice(call: MethodCall): Message {
   );
   call.bot.invoices.set(entry, { payload, isFlexible, paid: false });
   return entry.message;
+}
+
+/** The invoice behind a link: checked as sendInvoice's, kept until a user pays it (driver). */
+export function createInvoiceLink(call: MethodCall): string {
+  const { invoice, payload, isFlexible } = readInvoice(call.params);
+  const slug = `inv${call.world.nextId()}`;
+  const entry: StoredMessage = {
+    botId: call.bot.id,
+    chatId: 0,
+    messageId: 0,
+    sentByBot: true,
+    message: { invoice } as Message,
+    versions: [],
+    markup: undefined,
+    deleted: false,
+  };
+  call.bot.invoices.set(entry, { payload, isFlexible, paid: false });
+  call.bot.invoiceLinks.set(slug, entry);
+  return `https://t.me/$${slug}`;
 }
 
 export function answerPreCheckoutQuery({ world, bot, params }: MethodCall): true {

@@ -7,6 +7,7 @@ import {
   getMe,
   getMyCommands,
   getUpdates,
+  setChatMenuButton,
   setMyCommands,
 } from "./bot.js";
 import { answerCallbackQuery } from "./callbacks.js";
@@ -18,7 +19,7 @@ import {
   editMessageText,
 } from "./edit.js";
 import type { MethodHandler } from "./method-call.js";
-import { answerPreCheckoutQuery, sendInvoice } from "./payments.js";
+import { answerPreCheckoutQuery, createInvoiceLink, sendInvoice } from "./payments.js";
 import {
   copyMessage,
   forwardMessage,
@@ -40,7 +41,7 @@ const METHODS: Record<string, MethodHandler> = {
   deleteMyCommands,
   setMyDescription: acknowledge,
   setMyShortDescription: acknowledge,
-  setChatMenuButton: acknowledge,
+  setChatMenuButton,
   sendMessage,
   sendPhoto,
   sendDocument,
@@ -48,6 +49,7 @@ const METHODS: Record<string, MethodHandler> = {
   forwardMessage,
   sendChatAction,
   sendInvoice,
+  createInvoiceLink,
   editMessageText,
   editMessageCaption,
   editMessageReplyMarkup,

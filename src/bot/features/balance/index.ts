@@ -2,15 +2,18 @@
 // private chat; `/balance add <amount> [note]` records a deposit, `/balance set <amount>` a
 // reading of the provider's portal. Bad input is answered and nothing is stored.
 import { Composer } from "grammy";
-import { formatMinorUnits, parseMinorUnits } from "../../../domain/provider-balance.js";
+import { parseMinorUnits } from "../../../domain/provider-balance.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
+import { localeOf } from "../../shared/i18n.js";
 
 export function createBalance(deps: BotDeps): Composer<BotContext> {
   const balance = new Composer<BotContext>();
   const digits = deps.config.payment?.minorDigits ?? 2;
-  const money = (minor: bigint) => formatMinorUnits(minor, digits);
   balance.chatType("private").command("balance", async (ctx) => {
+    // The currency and the reader's separators: "NPR 2,780.50", "नेरू २,७८०.५०".
+    const fmt = deps.formatter(localeOf(ctx));
+    const money = (minor: bigint) => fmt.minor(minor, digits);
     if (!deps.config.adminUserIds.includes(ctx.from.id)) {
       await ctx.reply(ctx.t("not-allowed"));
       return;
@@ -39,7 +42,7 @@ export function createBalance(deps: BotDeps): Composer<BotContext> {
           ? ctx.t("balance-no-reading")
           : ctx.t("balance-last-reading", {
               amount: money(now.lastReading.amountMinor),
-              at: now.lastReading.at.toISOString().slice(0, 16).replace("T", " "),
+              at: fmt.moment(now.lastReading.at.getTime()),
             }),
         ctx.t("balance-since", {
           deposits: money(now.depositsSinceMinor),

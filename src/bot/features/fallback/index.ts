@@ -8,7 +8,7 @@ export const fallback = new Composer<BotContext>();
 /** A button of a finished or forged menu: its dead buttons give way to a fresh start. */
 fallback.on("callback_query", async (ctx) => {
   await ctx.answerCallbackQuery(ctx.t("menu-expired"));
-  const restart = startTopupKeyboard(ctx.t("button-start-topup"));
+  const restart = startTopupKeyboard(ctx.t("button-start-again"));
   if (ctx.flowExpired) await ctx.reply(ctx.t("session-expired"), { reply_markup: restart });
   else await ctx.editMessageReplyMarkup({ reply_markup: restart }).catch(() => undefined);
 });

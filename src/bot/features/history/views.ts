@@ -4,6 +4,7 @@ import type { Purchase } from "../../../domain/purchase.js";
 import { type Outcome, outcomeOf } from "../../../domain/purchase-machine.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import { bouquetTitle, connectionName, type Translate } from "../../shared/labels.js";
+import { shownId } from "../../shared/masking.js";
 import { buyerReference, methodName } from "../../shared/method-labels.js";
 import type { ValueFormatter } from "../../shared/values.js";
 
@@ -36,7 +37,13 @@ export function historyText(purchases: Purchase[], t: Translate, fmt: ValueForma
   const lines = purchases.slice(0, HISTORY_SHOWN).map((purchase) => {
     const line = t("history-line", {
       date: fmt.moment(purchase.createdAt),
-      connection: escapeHtml(connectionName(purchase.connection, t, 24)),
+      connection: escapeHtml(
+        connectionName(
+          { ...purchase.connection, id: shownId(purchase.connection.id, purchase.proved) },
+          t,
+          24,
+        ),
+      ),
       bouquet: escapeHtml(bouquetTitle(purchase.bouquet.name, 40)),
       amount: fmt.amount(purchase.transaction?.amount ?? purchase.bouquet.price),
       txnId: purchase.transaction

@@ -1,5 +1,5 @@
 // /language: English or Nepali, remembered for the chat. A journey under way is drawn again
-// in the new language, where it was.
+// in the new language, where it was, and the chat's menu button takes the language's label.
 import { Composer, InlineKeyboard } from "grammy";
 import { type BotContext, LOCALES, type Locale } from "../../context.js";
 import { callbackCodec } from "../../shared/callback-data.js";
@@ -12,6 +12,8 @@ const languageButtons = callbackCodec<Locale>(
 
 export function createLanguage(
   showCurrentScreen: (ctx: BotContext) => Promise<void>,
+  /** The chat's menu button labelled in the new language. */
+  labelMenuButton: (ctx: BotContext) => Promise<void>,
 ): Composer<BotContext> {
   const language = new Composer<BotContext>();
   const chat = language.chatType("private");
@@ -32,6 +34,7 @@ export function createLanguage(
     }
     ctx.session.language = chosen;
     await ctx.answerCallbackQuery();
+    await labelMenuButton(ctx);
     await ctx.editMessageText(ctx.t("language-set"));
     await showCurrentScreen(ctx);
   });

@@ -1,9 +1,11 @@
 // Telegram Payments' two updates that carry money, handled ahead of every other middleware
 // (bot.ts): the flood limit, Redis (the update gate, sessions) and the conversations could each
 // drop or stall them. The last check before the money is taken (pre_checkout_query, answered
-// within Telegram's 10 seconds) and the confirmation (successful_payment, recorded before
-// anything else; a repeat is known by its charge id in the ledger). Without a session, the
-// buyer's language is their purchase's, else their Telegram client's.
+// within Telegram's 10 seconds, once the chat's earlier updates are applied: a Pay right after
+// /cancel is refused; only the buyer may pay) and the confirmation (successful_payment,
+// recorded before anything else with who paid; a repeat is known by its charge id in the
+// ledger). Without a session, the buyer's language is their purchase's, else their Telegram
+// client's; someone else paying the buyer's invoice is answered in their own.
 import { Composer } from "grammy";
 import type { PaymentCheck, PaymentService } from "../../../domain/payment-service.js";
 import type { BotContext } from "../../context.js";
@@ -13,10 +15,20 @@ import { localeFromTelegram } from "../../shared/i18n.js";
 
 /** Telegram cancels a payment whose check is not answered within 10 s: answer well before. */
 const CHECK_ANSWER_MS = 7_000;
+/** Of which the chat's earlier updates may take this much (shared/earlier-updates.ts). */
+const EARLIER_UPDATES_MS = 3_000;
+
+/** Waits, at most `withinMs`, for the chat's updates before this one; false when it gave up. */
+export type EarlierUpdates = (
+  chatId: number,
+  updateId: number,
+  withinMs: number,
+) => Promise<boolean>;
 
 export function paymentConfirmations(
   deps: BotDeps,
   payments: PaymentService,
+  earlierUpdates: EarlierUpdates,
 ): Composer<BotContext> {
   const composer = new Composer<BotContext>();
   const translator = (ctx: BotContext, language: string | undefined) => (key: string) =>
@@ -24,13 +36,24 @@ export function paymentConfirmations(
 
   composer.on("pre_checkout_query", async (ctx) => {
     const query = ctx.preCheckoutQuery;
+    const payer = query.from.id;
     const late = new Promise<PaymentCheck>((resolve) =>
       setTimeout(() => resolve({ refusal: "ledger-unavailable" }), CHECK_ANSWER_MS).unref(),
     );
-    const { refusal, language } = await Promise.race([
-      payments.check(query.invoice_payload, query.currency, query.total_amount),
-      late,
-    ]);
+    // The payer's private chat is the buyer's when the payer is the buyer (anyone else is
+    // refused anyway): what they did before tapping Pay is applied first.
+    const checked = earlierUpdates(payer, ctx.update.update_id, EARLIER_UPDATES_MS)
+      .catch(() => false)
+      .then((applied) => {
+        if (!applied) {
+          deps.logger.info(
+            { purchaseId: truncate(query.invoice_payload, 64) },
+            "payment checked before the chat's earlier updates were applied",
+          );
+        }
+        return payments.check(query.invoice_payload, query.currency, query.total_amount, payer);
+      });
+    const { refusal, language } = await Promise.race([checked, late]);
     if (refusal === null) {
       await ctx.answerPreCheckoutQuery(true);
       return;
@@ -52,6 +75,8 @@ export function paymentConfirmations(
       purchaseId,
       currency: paid.currency,
       minor: paid.total_amount,
+      // Who paid: a payment by anyone but the buyer pays for nothing and is owed back to them.
+      payer: ctx.from?.id ?? null,
       charge: {
         id: paid.telegram_payment_charge_id,
         providerId: paid.provider_payment_charge_id || null,

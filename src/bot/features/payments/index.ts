@@ -2,22 +2,26 @@
 // paid", and staff's /refunds and refunders' /refunded for the refunds a person makes through
 // the payment provider. Telegram's pre-checkout and confirmation come first: confirmations.ts.
 import { Composer } from "grammy";
+import type { Refund } from "../../../domain/payment.js";
 import type { PaymentService } from "../../../domain/payment-service.js";
 import type { RefundDesk } from "../../../domain/refunds.js";
 import type { BotContext } from "../../context.js";
 import type { BotDeps } from "../../deps.js";
+import { entryButtons, startTopupKeyboard } from "../../shared/callback-data.js";
 import { escapeHtml, truncate } from "../../shared/html.js";
 import { localeOf } from "../../shared/i18n.js";
+import { methodName } from "../../shared/method-labels.js";
 import { audited, requireRole } from "../../shared/staff.js";
 import { invoiceButtons } from "./callback-data.js";
-import { refundsView } from "./views.js";
+import { paidInvoiceKeyboard } from "./invoices.js";
+import { refundsView, setAsideView } from "./views.js";
 
 const REFUNDS_READ = 100;
 
 export function createPayments(
   deps: BotDeps,
   payments: PaymentService,
-  refunds: RefundDesk,
+  refunds: Pick<RefundDesk, "due" | "refundingAutomatically">,
   minorDigits: number,
 ): Composer<BotContext> {
   const composer = new Composer<BotContext>();
@@ -25,14 +29,36 @@ export function createPayments(
   composer.callbackQuery(invoiceButtons.filter, async (ctx) => {
     const button = invoiceButtons.decode(ctx.callbackQuery.data);
     if (button?.kind === "check") {
-      // "I have paid": the payment system is asked now; the chat goes on by itself if paid.
+      // "I have paid": the payment system is asked now (at most once an interval per offer: a
+      // tap soon after is told to wait); the chat goes on by itself if paid.
       const outcome = await payments.checkForBuyer(button.purchaseId, ctx.from.id);
       await ctx.answerCallbackQuery({ text: ctx.t(`payment-check-${outcome}`), show_alert: true });
       return;
     }
-    const withdrawn = await payments.cancel(ctx.from.id);
-    await ctx.answerCallbackQuery();
-    await ctx.reply(ctx.t(withdrawn > 0 ? "invoice-cancelled" : "nothing-to-cancel"));
+    if (!button) {
+      await ctx.answerCallbackQuery(ctx.t("menu-expired"));
+      return;
+    }
+    // Cancel: this purchase only, while it waits for its payment; a new top-up is the way on.
+    const cancelled = await payments.cancelOne(button.purchaseId, ctx.from.id);
+    const startAgain = startTopupKeyboard(ctx.t("button-start-again"));
+    if (cancelled === "cancelled") {
+      await ctx.answerCallbackQuery();
+      await ctx.reply(ctx.t("invoice-cancelled"), { reply_markup: startAgain });
+      return;
+    }
+    if (cancelled === "waiting") {
+      await ctx.answerCallbackQuery({ text: ctx.t("payment-check-unknown"), show_alert: true });
+      return;
+    }
+    // Paid or ended already: a button left over. It goes; an invoice keeps its Pay (receipt).
+    await ctx.answerCallbackQuery(ctx.t("menu-expired"));
+    const keyboard = ctx.callbackQuery.message?.invoice
+      ? paidInvoiceKeyboard(ctx.t("button-receipt"))
+          .row()
+          .text(ctx.t("button-start-again"), entryButtons.encode("topup"))
+      : startAgain;
+    await ctx.editMessageReplyMarkup({ reply_markup: keyboard }).catch(() => undefined);
   });
 
   // Admins and refunders in private; staff in the support groups (shared/staff.ts).
@@ -44,10 +70,15 @@ export function createPayments(
   staff.command("refunds", requireRole(deps, "refunds"), async (ctx) => {
     await audited(deps, ctx, "refunds", "");
     const due = await refunds.due(REFUNDS_READ);
+    const aside = await payments.setAsideOpen(REFUNDS_READ);
     const fmt = deps.formatter(localeOf(ctx));
-    await ctx.reply(
-      refundsView(due, (key, variables) => ctx.t(key, variables), fmt, minorDigits, deps.now()),
-    );
+    const t = (key: string, variables?: Record<string, string | number>) => ctx.t(key, variables);
+    // The payments set aside under a heading of their own (a message of their own: length).
+    if (due.length > 0 || aside.length === 0) {
+      const automatic = (refund: Refund) => refunds.refundingAutomatically(refund);
+      await ctx.reply(refundsView(due, t, fmt, minorDigits, deps.now(), automatic));
+    }
+    if (aside.length > 0) await ctx.reply(setAsideView(aside, t, deps.now()));
   });
   staff.command("refunded", requireRole(deps, "refunded"), async (ctx) => {
     const [key = "", ...note] = ctx.match.trim().split(/\s+/);
@@ -58,12 +89,45 @@ export function createPayments(
     await audited(deps, ctx, "refunded", key);
     const who = ctx.from;
     const by = `telegram:${who?.id ?? "?"}${who?.username ? ` @${who.username}` : ""}`;
-    const done = await refunds.markRefunded(key, by, note.join(" ").slice(0, 500) || null);
-    await ctx.reply(
-      done
-        ? ctx.t("refunded-recorded", { purchase: escapeHtml(done.purchaseId ?? key) })
-        : ctx.t("refunded-nothing-due", { key: escapeHtml(truncate(key, 64)) }),
-    );
+    const why = note.join(" ").slice(0, 500) || null;
+    // Any reference /refunds shows names the one refund owed, or payment set aside, it closes.
+    const settled = await payments.settleByReference(key, by, why);
+    switch (settled.kind) {
+      case "refunded": {
+        const purchase = escapeHtml(truncate(settled.refund.purchaseId ?? key, 64));
+        await ctx.reply(ctx.t("refunded-recorded", { purchase }));
+        return;
+      }
+      case "automatic": {
+        const { refund } = settled;
+        await ctx.reply(
+          ctx.t("refunded-automatic", {
+            purchase: escapeHtml(truncate(refund.purchaseId ?? key, 64)),
+            paidWith: methodName(refund.method, ctx.t.bind(ctx)),
+          }),
+        );
+        return;
+      }
+      case "closed": {
+        const charge = escapeHtml(truncate(settled.setAside.chargeId, 128));
+        await ctx.reply(ctx.t("set-aside-closed", { charge }));
+        return;
+      }
+      case "ambiguous": {
+        const matches = settled.matches
+          .map(
+            ({ method, chargeId }) =>
+              `${escapeHtml(truncate(method, 40))} <code>${escapeHtml(truncate(chargeId, 128))}</code>`,
+          )
+          .join("\n");
+        await ctx.reply(
+          ctx.t("refunded-ambiguous", { key: escapeHtml(truncate(key, 64)), matches }),
+        );
+        return;
+      }
+      case "none":
+        await ctx.reply(ctx.t("refunded-nothing-due", { key: escapeHtml(truncate(key, 64)) }));
+    }
   });
   return composer;
 }

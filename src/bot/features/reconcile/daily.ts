@@ -14,6 +14,8 @@ interface ScheduleOptions {
   zone: string;
   /** How often runs whose holder died are looked for: the runs' lease. */
   lookEveryMs: number;
+  /** A store away (an outage said once elsewhere): no stack for it, only its reason. */
+  isTransient?: (error: unknown) => boolean;
 }
 
 export class ReconciliationSchedule {
@@ -50,7 +52,10 @@ export class ReconciliationSchedule {
       }
       await this.runs.resume();
     } catch (error) {
-      this.log.warn({ err: error }, "reconciliation not done yet");
+      this.log.warn(
+        this.options.isTransient?.(error) ? { reason: String(error) } : { err: error },
+        "reconciliation not done yet",
+      );
     }
     return next;
   }

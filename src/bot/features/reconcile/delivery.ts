@@ -9,7 +9,7 @@ import { registeredLanguage } from "../../shared/i18n.js";
 import type { Translate } from "../../shared/labels.js";
 import { daysName, findingsCsv, hasFile, reportText } from "./views.js";
 
-type DeliveryDeps = Pick<BotDeps, "i18n" | "config" | "subscribers" | "logger">;
+type DeliveryDeps = Pick<BotDeps, "i18n" | "config" | "subscribers" | "logger" | "formatter">;
 
 export async function sendReconciliation(
   api: Api,
@@ -43,11 +43,12 @@ async function sendTo(
   admin: number,
   report: ReconciliationReport,
   deps: DeliveryDeps,
-  settings: Parameters<typeof reportText>[2],
+  settings: Parameters<typeof reportText>[3],
 ): Promise<void> {
   const locale = await registeredLanguage(deps.subscribers, admin);
   const t: Translate = (key, variables) => deps.i18n.t(locale, key, variables);
-  await api.sendMessage(admin, reportText(report, t, settings), { parse_mode: "HTML" });
+  const text = reportText(report, t, deps.formatter(locale), settings);
+  await api.sendMessage(admin, text, { parse_mode: "HTML" });
   if (!hasFile(report)) return;
   const days = daysName(report.run.firstDay, report.run.lastDay).replace("..", "_");
   await api.sendDocument(

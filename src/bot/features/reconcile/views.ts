@@ -9,6 +9,7 @@ import { DateTime } from "luxon";
 import { formatMinorUnits } from "../../../domain/provider-balance.js";
 import type { ReconciliationReport } from "../../../domain/reconciliation-runs.js";
 import type { Translate } from "../../shared/labels.js";
+import type { ValueFormatter } from "../../shared/values.js";
 
 /** Lines of the file written at a time. */
 const LINES_PER_CHUNK = 500;
@@ -19,6 +20,7 @@ const COLUMNS = [
   "kind",
   "purchase_id",
   "outside_ids",
+  "provider_txns",
   "ledger_amount",
   "outside_amount",
   "next_step",
@@ -37,9 +39,11 @@ interface ViewSettings {
 export function reportText(
   report: ReconciliationReport,
   t: Translate,
+  fmt: ValueFormatter,
   settings: ViewSettings,
 ): string {
-  const money = (minor: bigint) => formatMinorUnits(minor, settings.minorDigits);
+  // The currency and the reader's separators; the file keeps plain decimals for finance.
+  const money = (minor: bigint) => fmt.minor(minor, settings.minorDigits);
   const days = daysName(report.run.firstDay, report.run.lastDay);
   const drifts = report.drifts.filter((d) => d.readingMinor !== d.expectedMinor);
   const open = openOf(report);
@@ -58,6 +62,7 @@ export function reportText(
       lines.push(t("reconcile-kind", { label: t(`finding-${kind}`), count }));
     }
   }
+  if (report.settled > 0) lines.push(t("reconcile-settled", { count: report.settled }));
   const earlier = report.earlier;
   if (earlier.count > 0) {
     lines.push("", t("reconcile-earlier", { count: earlier.count }));
@@ -68,6 +73,7 @@ export function reportText(
           day: f.day,
           label: t(`finding-${f.kind}`),
           purchase: f.purchaseId,
+          transactions: f.providerTxns || "—",
         }),
       );
     }
@@ -123,6 +129,7 @@ async function* chunks(report: ReconciliationReport, minorDigits: number) {
       f.kind,
       f.purchaseId,
       f.outsideIds,
+      f.providerTxns,
       money(f.ledgerMinor),
       money(f.outsideMinor),
       f.nextStep,

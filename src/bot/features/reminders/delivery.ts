@@ -7,7 +7,14 @@ import type { Reminder, ReminderChannel, ReminderDelivery } from "../../../domai
 import { escapeHtml } from "../../shared/html.js";
 import type { Translator } from "../../shared/i18n.js";
 import { bouquetTitle, connectionName } from "../../shared/labels.js";
+import { shownId } from "../../shared/masking.js";
 import type { ValueFormatter } from "../../shared/values.js";
+
+/** A reminder's connection as its user may see it: in full only when they proved it theirs. */
+export const shownConnection = (reminder: Pick<Reminder, "connection" | "proved">) => ({
+  service: reminder.connection.service,
+  id: shownId(reminder.connection.id, reminder.proved),
+});
 
 export class TelegramReminders implements ReminderChannel {
   constructor(
@@ -23,7 +30,7 @@ export class TelegramReminders implements ReminderChannel {
       this.i18n.t(reminder.language, key, variables);
     const fmt = this.formatter(reminder.language);
     const bouquet = escapeHtml(bouquetTitle(reminder.bouquet.name, 60));
-    const connection = escapeHtml(connectionName(reminder.connection, t, 40));
+    const connection = escapeHtml(connectionName(shownConnection(reminder), t, 40));
     const text = t("reminder-text", {
       bouquet,
       connection,

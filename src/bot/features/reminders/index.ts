@@ -9,6 +9,7 @@ import { callbackCodec } from "../../shared/callback-data.js";
 import { escapeHtml } from "../../shared/html.js";
 import { localeOf } from "../../shared/i18n.js";
 import { bouquetTitle, connectionName, type Translate } from "../../shared/labels.js";
+import { shownConnection } from "./delivery.js";
 import { remindersFor } from "./times.js";
 
 type ReminderButton = { kind: "cancel"; id: string } | { kind: "cancel-all" };
@@ -35,7 +36,7 @@ function listView(reminders: Reminder[], ctx: BotContext, deps: BotDeps) {
   const lines = reminders.slice(0, SHOWN).map((reminder) => {
     const bouquet = escapeHtml(bouquetTitle(reminder.bouquet.name, 40));
     const at = fmt.moment(reminder.fireAt);
-    const connection = escapeHtml(connectionName(reminder.connection, ctx.t, 30));
+    const connection = escapeHtml(connectionName(shownConnection(reminder), ctx.t, 30));
     const cancel = reminderButtons.encode({ kind: "cancel", id: reminder.id });
     keyboard.text(ctx.t("reminders-cancel-button", { bouquet, at }), cancel).row();
     return ctx.t("reminders-line", { bouquet, connection, at });
@@ -52,7 +53,7 @@ export interface Reminders {
    */
   remind(
     ctx: BotContext,
-    what: Pick<Reminder, "cuid" | "connection" | "bouquet" | "end">,
+    what: Pick<Reminder, "cuid" | "connection" | "bouquet" | "end" | "proved">,
   ): Promise<string>;
 }
 

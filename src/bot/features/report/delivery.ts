@@ -1,7 +1,6 @@
 // A whole report to one chat: the summary message (with the payments, where there are any), the
 // CSV file (streamed from the ledger as it is uploaded) and the chart of sales per day.
 import { type Api, InputFile } from "grammy";
-import { formatMinorUnits } from "../../../domain/provider-balance.js";
 import type { ReportPeriod } from "../../../domain/report.js";
 import type { BotDeps } from "../../deps.js";
 import { registeredLanguage } from "../../shared/i18n.js";
@@ -34,9 +33,9 @@ export async function sendReport(
   const balance = await deps.providerBalance.expected();
   const parts = [
     summaryText(period, summary, zone, t, fmt),
-    paymentsText(payments, verifyWindowMs, zone, t, fmt),
+    paymentsText(payments, verifyWindowMs, t, fmt),
     t("balance-expected", {
-      amount: formatMinorUnits(balance.expectedMinor, config.payment?.minorDigits ?? 2),
+      amount: fmt.minor(balance.expectedMinor, config.payment?.minorDigits ?? 2),
     }),
   ];
   await api.sendMessage(chatId, parts.filter((part) => part !== null).join("\n\n"));

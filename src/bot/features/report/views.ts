@@ -16,7 +16,7 @@ import {
 import { escapeHtml, truncate } from "../../shared/html.js";
 import type { Translate } from "../../shared/labels.js";
 import { methodName } from "../../shared/method-labels.js";
-import { ValueFormatter } from "../../shared/values.js";
+import type { ValueFormatter } from "../../shared/values.js";
 
 /** Shown whatever their count; every other outcome only when there is any. */
 const ALWAYS_SHOWN: ReadonlySet<ReportOutcome> = new Set([
@@ -95,7 +95,6 @@ export function summaryText(
 export function paymentsText(
   payments: PaymentSummary,
   verifyWindowMs: number,
-  zone: string,
   t: Translate,
   fmt: ValueFormatter,
 ): string | null {
@@ -106,9 +105,7 @@ export function paymentsText(
     sum:
       totals.sums.length === 0
         ? fmt.amount("0")
-        : totals.sums
-            .map(({ currency, sum }) => new ValueFormatter(fmt.locale, zone, currency).amount(sum))
-            .join(" + "),
+        : totals.sums.map(({ currency, sum }) => fmt.amount(sum, currency)).join(" + "),
   });
   const lines = [
     `<b>${t("report-payments")}</b>`,

@@ -134,18 +134,43 @@ function paymentLine(purchase: Purchase, t: Translate): string {
     : t("support-payment-paid", { method, references });
 }
 
+/**
+ * Labelled lines ("Order ID: …"), one Fluent key each, for the values present: what is absent
+ * (no reference before a top-up was sent, no order id from an older API) is left out, never
+ * shown as an empty field.
+ */
+function fields(t: Translate, entries: [key: string, value: string | null | undefined][]) {
+  return entries
+    .filter((entry): entry is [string, string] => entry[1] != null && entry[1].trim() !== "")
+    .map(([key, value]) => t(`support-field-${key}`, { value }));
+}
+
+const present = (value: string | null | undefined, max: number) =>
+  value == null || value.trim() === "" ? null : text(value, max);
+
 function purchaseBlock(purchase: Purchase, t: Translate, fmt: ValueFormatter): string {
-  const entry = t("support-journal-entry", {
-    state: stateLabel(purchase, t),
-    reference: text(purchase.reference ?? "", ID_LENGTH),
-    checkoutId: text(purchase.checkout?.id ?? "", ID_LENGTH * 2),
-    cuid: text(purchase.customer.cuid, ID_LENGTH),
-    connection: serviceConnection(purchase.connection.service, purchase.connection.id, t),
-    bouquet: bouquetOf(purchase),
-    amount: fmt.amount(purchase.bouquet.price),
-    time: fmt.moment(purchase.createdAt),
-  });
-  return [entry, paymentLine(purchase, t)].join("\n");
+  return [
+    t("support-journal-title", { state: stateLabel(purchase, t) }),
+    ...fields(t, [
+      ["reference", present(purchase.reference, ID_LENGTH)],
+      ["checkout-id", present(purchase.checkout?.id, ID_LENGTH * 2)],
+      ["customer-id", present(purchase.customer.cuid, ID_LENGTH)],
+      ["connection", serviceConnection(purchase.connection.service, purchase.connection.id, t)],
+      ["bouquet", bouquetOf(purchase)],
+      ["amount", fmt.amount(purchase.bouquet.price)],
+      ["started", fmt.moment(purchase.createdAt)],
+    ]),
+    paymentLine(purchase, t),
+  ].join("\n");
+}
+
+/** "Through the bot: ✅ done · reference tg…", the reference only once there is one. */
+function journalLine(purchase: Purchase, t: Translate): string {
+  const reference = present(purchase.reference, ID_LENGTH);
+  return [
+    t("support-txn-journal", { state: stateLabel(purchase, t) }),
+    ...(reference === null ? [] : [t("support-reference", { reference })]),
+  ].join(" · ");
 }
 
 /** A transaction as the provider confirms it, with the purchase when it was made here. */
@@ -155,29 +180,22 @@ export function transactionText(
   t: Translate,
   fmt: ValueFormatter,
 ): string {
-  const code = text(transaction.bouquetCode ?? purchase?.bouquet.code ?? "", 2 * ID_LENGTH);
+  const code = present(transaction.bouquetCode ?? purchase?.bouquet.code, 2 * ID_LENGTH);
+  const bouquet = purchase ? [bouquetOf(purchase), code].filter(Boolean).join(" · ") : code;
   const lines = [
-    t("support-txn-details", {
-      txnId: text(transaction.txnId, ID_LENGTH),
-      orderId: text(transaction.orderId ?? "", 2 * ID_LENGTH),
-      cuid: text(transaction.cuid ?? "", ID_LENGTH),
-      connection: serviceConnection(transaction.service, transaction.connectionId, t),
-      bouquet: purchase ? `${bouquetOf(purchase)} · ${code}` : code,
-      amount: transaction.amount === null ? "?" : fmt.amount(transaction.amount),
-      date: transaction.date ? fmt.moment(transaction.date) : "?",
-      status: text(transaction.status ?? "", 30),
-    }),
+    t("support-txn-title"),
+    ...fields(t, [
+      ["txn-id", present(transaction.txnId, ID_LENGTH)],
+      ["order-id", present(transaction.orderId, 2 * ID_LENGTH)],
+      ["customer-id", present(transaction.cuid, ID_LENGTH)],
+      ["connection", serviceConnection(transaction.service, transaction.connectionId, t)],
+      ["bouquet", bouquet],
+      ["amount-bold", transaction.amount === null ? null : fmt.amount(transaction.amount)],
+      ["date", transaction.date ? fmt.moment(transaction.date) : null],
+      ["provider-status", present(transaction.status, 30)],
+    ]),
   ];
-  if (purchase) {
-    lines.push(
-      "",
-      t("support-txn-journal", {
-        state: stateLabel(purchase, t),
-        reference: text(purchase.reference ?? "", ID_LENGTH),
-      }),
-      paymentLine(purchase, t),
-    );
-  }
+  if (purchase) lines.push("", journalLine(purchase, t), paymentLine(purchase, t));
   return lines.join("\n");
 }
 
@@ -208,17 +226,21 @@ export function recentText(
     shownCode === undefined
       ? t("support-recent-title")
       : t("support-recent-title-for", { code: shownCode });
-  const lines = purchases.slice(0, RECENT_SHOWN).map((purchase) =>
-    t("support-recent-line", {
-      state: stateLabel(purchase, t),
-      amount: fmt.amount(purchase.transaction?.amount ?? purchase.bouquet.price),
-      bouquet: bouquetOf(purchase),
-      connection: serviceConnection(purchase.connection.service, purchase.connection.id, t),
-      cuid: text(purchase.customer.cuid, ID_LENGTH),
-      time: fmt.moment(purchase.createdAt),
-      reference: text(purchase.reference ?? "", ID_LENGTH),
-      method: methodName(purchase.payment?.method, t),
-    }),
-  );
+  // One line each, its parts joined as they come: a part that is absent is left out.
+  const lines = purchases.slice(0, RECENT_SHOWN).map((purchase) => {
+    const reference = present(purchase.reference, ID_LENGTH);
+    return [
+      stateLabel(purchase, t),
+      fmt.amount(purchase.transaction?.amount ?? purchase.bouquet.price),
+      bouquetOf(purchase),
+      serviceConnection(purchase.connection.service, purchase.connection.id, t),
+      t("support-recent-customer", { cuid: text(purchase.customer.cuid, ID_LENGTH) }),
+      fmt.moment(purchase.createdAt),
+      reference === null ? "" : `<code>${reference}</code>`,
+      methodName(purchase.payment?.method, t),
+    ]
+      .filter((part) => part.trim() !== "")
+      .join(" · ");
+  });
   return [title, ...lines].join("\n");
 }

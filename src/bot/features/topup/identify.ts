@@ -13,6 +13,8 @@ import type { Translate } from "../../shared/labels.js";
 import { whileTyping } from "../../shared/typing.js";
 import { topupButtons } from "./callback-data.js";
 import { type Journey, journeyFromOffer, listingOf, placeOf } from "./journey.js";
+import { failureKey, lookUpCustomer } from "./lookup.js";
+import { keepNumber } from "./shared-number.js";
 import { connectionChoice, connectionLine, customerCard, overviewView } from "./views.js";
 
 export const IDENTIFY = "identify";
@@ -20,37 +22,50 @@ export const IDENTIFY = "identify";
 export const IDENTIFIED_DRAFT = "-identified";
 
 /**
- * A code to look a customer up by, and whether it is the buyer's own shared contact (the full
- * view) or typed (the masked one: anyone may type anyone's code).
+ * A code to look a customer up by, and whether the buyer proved the customer theirs (their own
+ * shared contact, or a connection saved from one: the full view) or typed it (the masked one:
+ * anyone may type anyone's code). shared/masking.ts states the rule.
  */
 export interface Identified {
   code: string;
-  ownContact: boolean;
+  proved: boolean;
+  /** The buyer's own shared contact's number: kept for the shop once a customer is found. */
+  contact?: true;
 }
 
-/** The IDENTIFIED_DRAFT as stored, if it is one (a draft of an older shape is not). */
+/** The IDENTIFIED_DRAFT as stored, if it is one (the previous release called it ownContact). */
 export function identifiedOf(stored: unknown): Identified | null {
-  const found = stored as Partial<Identified> | null;
-  return typeof found?.code === "string" && typeof found.ownContact === "boolean"
-    ? { code: found.code, ownContact: found.ownContact }
+  const found = stored as (Partial<Identified> & { ownContact?: unknown }) | null;
+  const proved = found?.proved ?? found?.ownContact;
+  return typeof found?.code === "string" && typeof proved === "boolean"
+    ? { code: found.code, proved, ...(found.contact === true && { contact: true as const }) }
     : null;
 }
 
-/** What the user reads when the provider could not answer (a refusal means "not found"). */
-const failureKey = (failure: ReadFailure) =>
-  failure === "unauthorized" ? "topups-paused" : "provider-unavailable";
+/**
+ * A shared contact as a code: proved, when it is the sender's own (Telegram names its user) and
+ * sent as such; "not-own" for anyone else's (a picked contact proves nothing), and for a card
+ * forwarded or sent through a bot, even one naming the sender (an old card's number may be
+ * someone else's now); undefined when the message is no contact.
+ */
+export function sharedContact(ctx: FlowContext): Identified | "not-own" | undefined {
+  const message = ctx.message;
+  const contact = message?.contact;
+  if (!contact) return undefined;
+  const sentAsOwn = message.forward_origin === undefined && message.via_bot === undefined;
+  return sentAsOwn && contact.user_id !== undefined && contact.user_id === ctx.from?.id
+    ? { code: contact.phone_number, proved: true, contact: true }
+    : "not-own";
+}
 
-type Failure = { kind: "failed"; failure: ReadFailure };
-type Lookup =
-  | { kind: "found"; info: CustomerInfo }
-  | { kind: "limited"; retryAt: number }
-  | Failure;
-type Loaded = { kind: "loaded"; journey: Journey } | Failure;
+type Loaded = { kind: "loaded"; journey: Journey } | { kind: "failed"; failure: ReadFailure };
 
 const isConnectionButton = (data: string) => {
   const kind = topupButtons.decode(data)?.kind;
   return kind === "connection" || kind === "connections";
 };
+
+const isContact = (update: FlowContext) => update.message?.contact !== undefined;
 
 /** A connection by the id typed instead of tapped. */
 const typedConnection = (connections: Connection[], text: string | undefined) =>
@@ -60,20 +75,8 @@ const typedConnection = (connections: Connection[], text: string | undefined) =>
 const typedChoice = (connections: Connection[], text: string | undefined, masked: boolean) =>
   masked ? undefined : typedConnection(connections, text);
 
-export function createIdentify(deps: BotDeps) {
-  async function lookup(userId: number, code: string): Promise<Lookup> {
-    const allowance = await deps.lookupLimit.take(userId);
-    if (!allowance.allowed) {
-      deps.metrics.lookupsLimited.inc();
-      return { kind: "limited", retryAt: allowance.retryAt };
-    }
-    const found = await ask(() => deps.provider.getCustomer(code), deps.logger, "customer lookup");
-    if (!found.ok && found.failure === "not-found") await deps.lookupLimit.missed(userId);
-    return found.ok
-      ? { kind: "found", info: found.value }
-      : { kind: "failed", failure: found.failure };
-  }
-
+/** `keepsPhone`: there is a shop, which lists the connections of the buyer's own number. */
+export function createIdentify(deps: BotDeps, keepsPhone: boolean) {
   async function load(
     cuid: string,
     connection: Connection,
@@ -108,16 +111,14 @@ export function createIdentify(deps: BotDeps) {
 
   /** Reads a code from a text or the sender's own shared contact; hints at anything else. */
   async function codeFrom(ctx: FlowContext, t: Translate): Promise<Identified | undefined> {
-    const contact = ctx.message?.contact;
-    if (contact) {
-      if (contact.user_id !== ctx.from?.id) {
-        await ctx.reply(t("contact-not-own"));
-        return undefined;
-      }
-      return { code: contact.phone_number, ownContact: true };
+    const shared = sharedContact(ctx);
+    if (shared === "not-own") {
+      await ctx.reply(t("contact-not-own"));
+      return undefined;
     }
+    if (shared) return shared;
     const text = ctx.message?.text;
-    if (text !== undefined) return { code: text, ownContact: false };
+    if (text !== undefined) return { code: text, proved: false };
     await ctx.reply(t("hint-send-code"));
     return undefined;
   }
@@ -132,7 +133,10 @@ export function createIdentify(deps: BotDeps) {
     let current = ctx;
     // Arguments travel as JSON: "no code" arrives as null.
     let pending = initial ?? undefined;
-    const next = (isOwnButton?: (data: string) => boolean) => nextInFlow(conversation, isOwnButton);
+    const next = (
+      isOwnButton?: (data: string) => boolean,
+      passesOn?: (update: FlowContext) => boolean,
+    ) => nextInFlow(conversation, isOwnButton, passesOn);
 
     if (pending === undefined) {
       const share = new Keyboard()
@@ -140,11 +144,12 @@ export function createIdentify(deps: BotDeps) {
         .resized()
         .oneTime()
         .placeholder(t("code-placeholder"));
-      await ctx.reply(t("ask-code"), { reply_markup: share });
+      const question = keepsPhone ? `${t("ask-code")}\n${t("ask-code-shop")}` : t("ask-code");
+      await ctx.reply(question, { reply_markup: share });
     }
 
     let info: CustomerInfo | undefined;
-    let lookedUp: Identified = { code: "", ownContact: false };
+    let lookedUp: Identified = { code: "", proved: false };
     while (!info) {
       if (pending === undefined) {
         current = await next();
@@ -152,15 +157,17 @@ export function createIdentify(deps: BotDeps) {
         if (pending === undefined) continue;
       }
       const check = normalizeCustomerCode(pending.code);
-      const { ownContact } = pending;
+      const { proved, contact } = pending;
       pending = undefined;
       if (!check.ok) {
         await current.reply(t("code-invalid"));
         continue;
       }
       const userId = current.from?.id ?? 0;
-      lookedUp = { code: check.code, ownContact };
-      const found = await providerStep(conversation, () => lookup(userId, check.code));
+      lookedUp = { code: check.code, proved, ...(contact && { contact }) };
+      const found = await providerStep(conversation, () =>
+        lookUpCustomer(deps, userId, check.code),
+      );
       if (found === "cancelled") return;
       if (found.kind === "limited") {
         const time = deps.formatter(locale).clock(found.retryAt);
@@ -183,11 +190,16 @@ export function createIdentify(deps: BotDeps) {
     }
     // Kept for /language: the flow then starts again from this customer, in the new language.
     const found = lookedUp;
-    await conversation.external((outside) =>
-      deps.drafts.put(outside.chat?.id ?? 0, IDENTIFIED_DRAFT, found),
-    );
+    const foundInfo = info;
+    await conversation.external(async (outside) => {
+      await deps.drafts.put(outside.chat?.id ?? 0, IDENTIFIED_DRAFT, found);
+      // Their own number, and a customer's: the shop lists its connections (until /forget).
+      if (keepsPhone && found.contact && outside.from) {
+        await keepNumber(deps, outside.from.id, found.code, foundInfo);
+      }
+    });
 
-    const masked = !lookedUp.ownContact;
+    const masked = !lookedUp.proved;
     const customer = customerCard(info.customer, t, masked);
     const card = masked ? `${customer}\n${t("masked-note")}` : customer;
     if (info.connections.length === 0) {
@@ -207,7 +219,8 @@ export function createIdentify(deps: BotDeps) {
       const prompt = await current.reply(choice.text, { reply_markup: choice.keyboard });
       let shownPage = 0;
       for (;;) {
-        const pick = await next(isConnectionButton);
+        // A contact shared meanwhile (from the shop, say) starts again from it, as /topup would.
+        const pick = await next(isConnectionButton, isContact);
         const typed = typedChoice(connections, pick.message?.text, masked);
         if (!pick.callbackQuery && !typed) {
           await pick.reply(t("hint-use-buttons"));

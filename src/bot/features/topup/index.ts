@@ -14,13 +14,23 @@ import {
   IDENTIFY,
   type Identified,
   identifiedOf,
+  sharedContact,
 } from "./identify.js";
 import { createMenu, type Remind } from "./menu.js";
 import type { PurchaseRunner } from "./purchase.js";
+import { forgetNumber } from "./shared-number.js";
 import { savedView } from "./views.js";
 
-/** A code given with /topup or by a button: typed, as far as what it shows goes. */
-async function startTopup(ctx: BotContext, deps: BotDeps, code?: string): Promise<void> {
+/**
+ * A code given with /topup, by a button or a shared contact: typed, as far as what it shows
+ * goes, unless `proved` (the buyer's own contact; a saved connection, or a retry, of a customer
+ * the buyer proved theirs). None: the flow asks whose package.
+ */
+async function startTopup(
+  ctx: BotContext,
+  deps: BotDeps,
+  given: Identified | null = null,
+): Promise<void> {
   await ctx.conversation.exitAll();
   // A new flow has found nobody yet (see showCurrentScreen).
   await deps.drafts.take(ctx.chat?.id ?? 0, IDENTIFIED_DRAFT);
@@ -32,8 +42,7 @@ async function startTopup(ctx: BotContext, deps: BotDeps, code?: string): Promis
       .catch(() => undefined);
   }
   ctx.session.journey = undefined;
-  const typed: Identified | null = code === undefined ? null : { code, ownContact: false };
-  await ctx.conversation.enter(IDENTIFY, localeOf(ctx), typed);
+  await ctx.conversation.enter(IDENTIFY, localeOf(ctx), given);
 }
 
 /**
@@ -67,13 +76,19 @@ export interface Topup {
   showCurrentScreen(ctx: BotContext): Promise<void>;
 }
 
-export function createTopup(deps: BotDeps, purchases: PurchaseRunner, remind: Remind): Topup {
+export function createTopup(
+  deps: BotDeps,
+  purchases: PurchaseRunner,
+  remind: Remind,
+  /** The Mini App's address, when there is one: its button under the saved connections. */
+  shopUrl?: string,
+): Topup {
   const topup = new Composer<BotContext>();
   topup.use(topupAccess(deps));
   // Installed before the commands so that it sees the updates while it waits; it passes
   // commands and foreign buttons on (see shared/flow.ts).
   topup.use(
-    createConversation(createIdentify(deps), {
+    createConversation(createIdentify(deps, shopUrl !== undefined), {
       id: IDENTIFY,
       maxMillisecondsToWait: deps.config.sessionIdleMs,
     }),
@@ -86,21 +101,43 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner, remind: Re
     await startTopup(ctx, deps);
     const saved = ctx.from ? await deps.savedConnections.list(ctx.from.id) : [];
     if (saved.length === 0) return;
-    const view = savedView(saved, (key, variables) => ctx.t(key, variables));
+    const view = savedView(saved, (key, variables) => ctx.t(key, variables), shopUrl);
     await ctx.reply(view.text, { reply_markup: view.keyboard });
   }
 
-  async function forget(ctx: BotContext): Promise<void> {
-    if (ctx.from) await deps.savedConnections.forget(ctx.from.id);
+  /**
+   * The saved connections and the shared number, with all that holds them: the flow still
+   * waiting on the number ends (/language would start it again), and the draft it left goes.
+   * True when a flow ended.
+   */
+  async function forget(ctx: BotContext): Promise<boolean> {
+    const waiting = ctx.conversation.active()[IDENTIFY] !== undefined;
+    if (waiting) await ctx.conversation.exit(IDENTIFY);
+    await deps.drafts.take(ctx.chat?.id ?? 0, IDENTIFIED_DRAFT);
+    if (ctx.from) await forgetNumber(deps, ctx.from.id);
+    return waiting;
   }
 
   chat.command("topup", (ctx) => {
     const code = ctx.match.trim();
-    return code ? startTopup(ctx, deps, code) : askWhom(ctx);
+    return code ? startTopup(ctx, deps, { code, proved: false }) : askWhom(ctx);
   });
   chat.command("forget", async (ctx) => {
-    await forget(ctx);
-    await ctx.reply(ctx.t("saved-forgotten"));
+    const ended = await forget(ctx);
+    // The ended flow's "Share my phone number" goes with it.
+    await ctx.reply(ctx.t("saved-forgotten"), {
+      ...(ended && { reply_markup: { remove_keyboard: true } }),
+    });
+  });
+  // A contact outside the flow (sent from the attachment menu, a "Share my phone number" left on
+  // screen, or the shop's request for it): the buyer's own is looked up as under /topup.
+  chat.on("message:contact", async (ctx) => {
+    const shared = sharedContact(ctx);
+    if (shared === "not-own" || !shared) {
+      await ctx.reply(ctx.t("contact-not-own"));
+      return;
+    }
+    await startTopup(ctx, deps, shared);
   });
   chat.callbackQuery(entryButtons.filter, async (ctx) => {
     await ctx.answerCallbackQuery();
@@ -119,8 +156,9 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner, remind: Re
         const entry = saved[button.index];
         if (!entry) break;
         await dropButtons(ctx);
-        // Straight to that connection: its id is a code the provider finds it by.
-        return startTopup(ctx, deps, entry.connectionId);
+        // Straight to that connection: its id is a code the provider finds it by; one saved
+        // from the buyer's own contact is still theirs.
+        return startTopup(ctx, deps, { code: entry.connectionId, proved: entry.proved === true });
       }
       case "someone-else":
         await ctx.answerCallbackQuery(ctx.t("saved-someone-else-hint"));
@@ -135,6 +173,7 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner, remind: Re
           connection: purchase.connection,
           bouquet: { code: purchase.bouquet.code, name: purchase.bouquet.name },
           end,
+          ...(purchase.proved && { proved: true as const }),
         });
         await ctx.answerCallbackQuery({ text: answer, show_alert: true });
         return;
@@ -159,7 +198,10 @@ export function createTopup(deps: BotDeps, purchases: PurchaseRunner, remind: Re
         const previous = await deps.purchases.byReference(button.reference);
         if (previous?.buyer !== ctx.from.id) break;
         await dropButtons(ctx);
-        return startTopup(ctx, deps, previous.connection.id);
+        return startTopup(ctx, deps, {
+          code: previous.connection.id,
+          proved: previous.proved === true,
+        });
       }
     }
     // A connection choice outside its conversation, forged or old data.

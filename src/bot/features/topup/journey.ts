@@ -84,7 +84,7 @@ export function journeyFromOffer(
  */
 export const intentIdOf = (journeyId: string, bouquet: number) => `${journeyId}-${bouquet}`;
 
-export const checkoutOf = (journey: Journey): Checkout => ({
+export const checkoutOf = (journey: Pick<Listing, "checkout">): Checkout => ({
   id: journey.checkout.id,
   issuedAt: new Date(journey.checkout.issuedAt),
 });

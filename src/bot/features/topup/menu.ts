@@ -33,7 +33,7 @@ import { confirmView, listView, otherMethodsKeyboard, overviewView, type View } 
  */
 export type Remind = (
   ctx: BotContext,
-  what: Pick<Reminder, "cuid" | "connection" | "bouquet" | "end">,
+  what: Pick<Reminder, "cuid" | "connection" | "bouquet" | "end" | "proved">,
 ) => Promise<string>;
 
 export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Remind) {
@@ -83,6 +83,17 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
     return view;
   }
 
+  /**
+   * A tap on a menu that leads nowhere any more (the chat moved on, or its purchase was paid or
+   * ended): "This menu has expired", and its buttons give way to one that starts a new top-up.
+   */
+  async function startAgain(ctx: BotContext, t: Translate): Promise<void> {
+    await ctx.answerCallbackQuery(t("menu-expired"));
+    await ctx
+      .editMessageReplyMarkup({ reply_markup: startTopupKeyboard(t("button-start-again")) })
+      .catch(() => undefined);
+  }
+
   /** The tap's answer and the new screen go out together: the screen shows sooner. */
   async function showing(ctx: BotContext, view: { text: string; keyboard: InlineKeyboard }) {
     await Promise.all([ctx.answerCallbackQuery(), editQuietly(ctx, view.text, view.keyboard)]);
@@ -119,8 +130,8 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
     const t: Translate = (key, variables) => ctx.t(key, variables);
     const offer = await deps.provider.getPackages(reminder.cuid, reminder.connection);
     const now = deps.now();
-    // In full: the reminder told the end date already, and only a full view or a receipt sets one.
-    const listed = journeyFromOffer(newFlowId(), offer, now, false);
+    // As the customer was found when the reminder was set: in full only when proved theirs.
+    const listed = journeyFromOffer(newFlowId(), offer, now, reminder.proved !== true);
     const journey: Journey = { ...listed, fromReminder: true };
     const index = journey.bouquets.findIndex((b) => b.code === reminder.bouquet.code);
     const fmt = deps.formatter(localeOf(ctx));
@@ -138,14 +149,8 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
   async function handle(ctx: BotContext, journeyId: string, action: MenuAction): Promise<void> {
     const t: Translate = (key, variables) => ctx.t(key, variables);
     const journey = await journeyOf(ctx, journeyId);
-    if (!journey) {
-      // A menu the chat moved on from: its buttons give way to a fresh start.
-      await ctx.answerCallbackQuery(t("menu-expired"));
-      await ctx
-        .editMessageReplyMarkup({ reply_markup: startTopupKeyboard(t("button-start-topup")) })
-        .catch(() => undefined);
-      return;
-    }
+    // A menu the chat moved on from: its buttons give way to a fresh start.
+    if (!journey) return startAgain(ctx, t);
     // The session keeps the place; what the tap changes in it is written back.
     ctx.session.journey = placeOf(journey);
     try {
@@ -160,7 +165,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
     if (now - journey.updatedAt > deps.config.sessionIdleMs) {
       ctx.session.journey = undefined;
       await ctx.answerCallbackQuery(t("menu-expired"));
-      await editQuietly(ctx, t("session-expired"), startTopupKeyboard(t("button-start-topup")));
+      await editQuietly(ctx, t("session-expired"), startTopupKeyboard(t("button-start-again")));
       return;
     }
     journey.updatedAt = now;
@@ -198,11 +203,13 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
           await ctx.answerCallbackQuery(t("reminder-no-date"));
           return;
         }
+        // Only a journey in full offers it: the customer is the buyer's own.
         const answer = await remind(ctx, {
           cuid: journey.customer.cuid,
           connection: { service: journey.connection.service, id: journey.connection.id },
           bouquet: { code: subscription.code, name: subscription.name },
           end,
+          proved: true,
         });
         await ctx.answerCallbackQuery({ text: answer, show_alert: true });
         return;
@@ -224,7 +231,9 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
 
   /**
    * Pay: answer at once, start the purchase, then take the buttons away; where several methods
-   * are offered, the others stay, and choosing one replaces the offer (the journey is kept).
+   * are offered, the others stay, and choosing one replaces the offer (the journey is kept)
+   * until the purchase is paid or ends (the payment service then takes them away: the purchase
+   * knows this menu). A tap that still comes for it starts nothing: "This menu has expired".
    */
   async function confirm(
     ctx: BotContext,
@@ -237,6 +246,11 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
     if (!selected || !bouquet || !ctx.from) {
       await ctx.answerCallbackQuery(t("menu-expired"));
       return;
+    }
+    // Its purchase paid or ended (a button the chat had not dropped yet): no offer, no payment.
+    if ((await deps.payments?.stateOf(selected.intentId, ctx.from.id)) === "closed") {
+      ctx.session.journey = undefined;
+      return startAgain(ctx, t);
     }
     if (!(await deps.balanceAllows(bouquet.price))) {
       await ctx.answerCallbackQuery();
@@ -255,9 +269,11 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
       checkout: checkoutOf(journey),
       ...(ctx.callbackQuery?.message && {
         statusMessage: String(ctx.callbackQuery.message.message_id),
+        // This very menu keeps the other methods' buttons: closed with the purchase.
+        ...(methods.length > 1 && { menuMessage: String(ctx.callbackQuery.message.message_id) }),
       }),
       ...(journey.fromReminder && { fromReminder: true as const }),
-      ...(!journey.masked && { fullView: true as const }),
+      ...(!journey.masked && { proved: true as const }),
     };
     const fmt = deps.formatter(intent.language);
     const summary = confirmView(journey, selected.bouquet, selected.back, t, fmt, paid);
@@ -265,15 +281,24 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
       // The invoice below the summary is what the buyer taps next; the top-up waits for it.
       const opened = await deps.payments.open(intent, method);
       if (opened.kind === "duplicate") return;
+      if (opened.kind === "closed") {
+        // Paid or ended meanwhile: its menu leads nowhere any more.
+        ctx.session.journey = undefined;
+        await ctx
+          .editMessageReplyMarkup({ reply_markup: startTopupKeyboard(t("button-start-again")) })
+          .catch(() => undefined);
+        return;
+      }
       const chosen = opened.kind === "offered" ? opened.purchase.payment?.method : undefined;
+      // What to pay with, named: the invoice, the Khalti link, the eSewa link.
+      const said =
+        chosen === undefined ? t(`payment-${opened.kind}`) : t("invoice-sent", { method: chosen });
       const others = methods.filter((other) => other !== chosen);
       if (chosen === undefined || methods.length < 2) {
         ctx.session.journey = undefined;
-        const said = opened.kind === "offered" ? "invoice-sent" : `payment-${opened.kind}`;
-        await editQuietly(ctx, `${summary.text}\n\n<i>${t(said)}</i>`);
+        await editQuietly(ctx, `${summary.text}\n\n<i>${said}</i>`);
         return;
       }
-      const said = `${t("invoice-sent")}\n${t("payment-method-switch")}`;
       await editQuietly(
         ctx,
         `${summary.text}\n\n<i>${said}</i>`,
@@ -283,7 +308,7 @@ export function createMenu(deps: BotDeps, purchases: PurchaseRunner, remind: Rem
     }
     purchases.start(intent);
     ctx.session.journey = undefined;
-    await editQuietly(ctx, `${summary.text}\n\n<i>${t("processing-message")}</i>`);
+    await editQuietly(ctx, `${summary.text}\n\n<i>${t("processing-topup")}</i>`);
   }
 
   return { handle, showAgain, renewFromReminder };

@@ -35,7 +35,7 @@ export class PurchaseRunner {
 
   private async run(intent: PurchaseIntent): Promise<void> {
     const outcome = await this.deps.topups.purchase(intent, {
-      onChecking: () => this.quietly(this.say(intent, "checking-payment")),
+      onChecking: () => this.quietly(this.say(intent, "checking-topup")),
     });
     const settled = "purchase" in outcome ? outcome.purchase : undefined;
     const labels = {
@@ -82,7 +82,7 @@ export class PurchaseRunner {
     const t: Translate = (key, variables) => this.deps.i18n.t(intent.language, key, variables);
     const fmt = this.deps.formatter(intent.language);
     const now = this.deps.now();
-    const journey: Journey = journeyFromOffer(newFlowId(), offer, now, intent.fullView !== true);
+    const journey: Journey = journeyFromOffer(newFlowId(), offer, now, intent.proved !== true);
     const index = code === null ? -1 : journey.bouquets.findIndex((b) => b.code === code);
     let view: ReturnType<typeof overviewView>;
     const current = journey.bouquets[index];

@@ -1,6 +1,7 @@
 // What the journey looks like: message texts (HTML) and inline keyboards. Pure functions.
 // Provider data is escaped and shortened, and lists are cut, so that no answer of the
 // provider can push a message over Telegram's limits.
+
 import { InlineKeyboard } from "grammy";
 import { type BouquetFilter, filtersPresent } from "../../../domain/catalogue.js";
 import type { Bouquet, Connection, Customer } from "../../../domain/model.js";
@@ -18,7 +19,8 @@ import {
   subscriptionLine,
   type Translate,
 } from "../../shared/labels.js";
-import { maskedIds, maskedName } from "../../shared/masking.js";
+import { maskedIds, shownCustomerName, shownIds, shownName } from "../../shared/masking.js";
+import { withShopButton } from "../../shared/shop.js";
 import type { ValueFormatter } from "../../shared/values.js";
 import { menuButton, topupButtons } from "./callback-data.js";
 import { type Journey, paged, pageOf, renewals } from "./journey.js";
@@ -35,16 +37,14 @@ const ID_LENGTH = 64;
 /** Subscriptions listed on the overview; the rest are counted. */
 const SUBSCRIPTIONS_SHOWN = 10;
 
-/** First name and the initial of the last name: anyone who knows a number can look one up. */
-function shortName(customer: Customer): string {
-  const first = truncate(customer.firstName.trim(), NAME_LENGTH);
-  const initial = Array.from(customer.lastName.trim())[0];
-  return escapeHtml(initial ? `${first} ${initial}.` : first);
-}
-
-/** The name as shown: masked (`masked`, see Listing) or first name and last initial. */
+/** The name as shown (shared/masking.ts): masked (`masked`, see Listing) or "Ram T.". */
 const customerName = (customer: Customer, masked: boolean) =>
-  masked ? escapeHtml(maskedName(customer.firstName, customer.lastName)) : shortName(customer);
+  escapeHtml(
+    shownCustomerName(
+      { ...customer, firstName: truncate(customer.firstName.trim(), NAME_LENGTH) },
+      !masked,
+    ),
+  );
 
 /** The connections as listed together: masked ids told apart where they would read the same. */
 function connectionLabels(connections: readonly Connection[], t: Translate, masked: boolean) {
@@ -304,47 +304,60 @@ export interface ConfirmOptions {
   methods?: readonly PaymentMethod[];
 }
 
-/** "Pay with Khalti", "Pay by card"…: one row each. */
+/** "Pay with Khalti", "Pay by card"… (or "… instead", `prefix`): one row each. */
 function payByKeyboard(
   keyboard: InlineKeyboard,
   journey: Journey,
   methods: readonly PaymentMethod[],
   t: Translate,
+  prefix = "pay-method",
 ): InlineKeyboard {
   for (const method of methods) {
     keyboard
-      .text(t(`pay-method-${method}`), menuButton(journey.id, { op: "confirm", method }))
+      .text(t(`${prefix}-${method}`), menuButton(journey.id, { op: "confirm", method }))
       .row();
   }
   return keyboard;
 }
 
 /**
- * Under the summary once a method's offer is out: the other methods, each withdrawing that
- * offer for a new one of its own.
+ * Under the summary once a method's offer is out: the other methods ("Pay by card instead"),
+ * each withdrawing that offer for a new one of its own, until the purchase is paid or ends.
  */
 export function otherMethodsKeyboard(
   journey: Journey,
   methods: readonly PaymentMethod[],
   t: Translate,
 ): InlineKeyboard {
-  return payByKeyboard(new InlineKeyboard(), journey, methods, t);
+  return payByKeyboard(new InlineKeyboard(), journey, methods, t, "pay-instead");
 }
 
-/** Under /topup, for a user who topped up before: their connections, one tap each. */
-export function savedView(saved: SavedConnection[], t: Translate): View {
+/**
+ * Under /topup, for a user who topped up before: their connections, one tap each. As anywhere,
+ * one proved theirs reads in full and one typed masked (the masked ids told apart).
+ */
+/** The saved connections' ids as their buyer may see them: the typed ones told apart. */
+export function savedIds(saved: SavedConnection[]): string[] {
+  const typed = shownIds(
+    saved.filter((entry) => !entry.proved).map((entry) => entry.connectionId),
+    false,
+  );
+  let nextTyped = 0;
+  return saved.map((entry) => (entry.proved ? entry.connectionId : (typed[nextTyped++] ?? "")));
+}
+
+export function savedView(saved: SavedConnection[], t: Translate, shopUrl?: string): View {
   const keyboard = new InlineKeyboard();
+  const ids = savedIds(saved);
   saved.forEach((entry, index) => {
-    const connection = connectionName(
-      { service: entry.service, id: entry.connectionId },
-      t,
-      ID_LENGTH,
-    );
-    const label = t("saved-button", { name: truncate(entry.customerName, 24), connection });
+    const id = ids[index] ?? "";
+    const connection = connectionName({ service: entry.service, id }, t, ID_LENGTH);
+    const name = truncate(shownName(entry.customerName, entry.proved), 24);
+    const label = t("saved-button", { name, connection });
     keyboard.text(label, topupButtons.encode({ kind: "saved", index })).row();
   });
   keyboard
     .text(t("saved-someone-else"), topupButtons.encode({ kind: "someone-else" }))
     .text(t("saved-forget"), topupButtons.encode({ kind: "forget" }));
-  return { text: t("saved-title"), keyboard };
+  return { text: t("saved-title"), keyboard: withShopButton(keyboard, t, shopUrl) };
 }

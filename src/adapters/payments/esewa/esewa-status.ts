@@ -7,8 +7,8 @@
 // The call goes through the product's HTTP client, as Khalti's does. Nothing is logged, and no
 // result carries a key, a query or a message of eSewa's.
 
-import { parseAmount, sameAmount } from "../../domain/money.js";
-import { type HttpPool, httpPool } from "../http-client.js";
+import { parseAmount, sameAmount } from "../../../domain/money.js";
+import { type HttpPool, httpPool } from "../../http-client.js";
 import { esewaFields } from "./esewa-json.js";
 
 export interface EsewaStatusOptions {
@@ -40,12 +40,17 @@ export type EsewaUnknownReason =
   | "unexpected-status"
   /** The answer is about another transaction_uuid or product_code. */
   | "other-payment"
-  /** COMPLETE, but for another total_amount, or for none readable. */
+  /** COMPLETE, but for a total_amount that cannot be read. */
   | "other-amount";
 
 export type EsewaStatusResult =
   /** COMPLETE for this payment and this amount. `refId` is eSewa's reference. */
   | { state: "paid"; refId: string | null }
+  /**
+   * COMPLETE for this transaction_uuid, but for another total_amount than asked (as eSewa
+   * wrote it): not this payment as it was asked, a person's to check.
+   */
+  | { state: "paid-other-amount"; refId: string | null; totalAmount: string }
   /** PENDING, or AMBIGUOUS (eSewa's "halt state"): hold, and ask again. */
   | { state: "pending"; status: "PENDING" | "AMBIGUOUS" }
   /** NOT_FOUND: not paid (yet), or the session expired. */
@@ -89,7 +94,8 @@ export class EsewaStatusClient {
       const response = await this.pool.request({
         method: "GET",
         path: `${url.pathname}${url.search}`,
-        headers: { accept: "application/json" },
+        // A GET: a cache on the way must not answer an earlier NOT_FOUND for a payment since made.
+        headers: { accept: "application/json", "cache-control": "no-cache", pragma: "no-cache" },
       });
       status = response.statusCode;
       text = await response.body.text();
@@ -130,9 +136,9 @@ export class EsewaStatusClient {
         if (uuid === undefined) return unknown("other-payment");
         const paid = parseAmount(body.total_amount);
         const asked = parseAmount(payment.totalAmount);
-        if (paid === null || asked === null || !sameAmount(paid, asked)) {
-          return unknown("other-amount");
-        }
+        if (paid === null || asked === null) return unknown("other-amount");
+        if (!sameAmount(paid, asked))
+          return { state: "paid-other-amount", refId, totalAmount: paid };
         return { state: "paid", refId };
       }
       case "PENDING":

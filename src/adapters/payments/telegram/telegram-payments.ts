@@ -3,8 +3,8 @@
 // withdrawn by deleting the message, so that a cancelled or expired invoice cannot be paid.
 // Telegram confirms a payment itself (successful_payment): there is nothing to look up, and its
 // Bot API cannot refund a card payment (a person does, refunds.ts).
-import type { InvoiceChannel, PaymentOffer, PaymentSystem } from "../../domain/payment.js";
-import type { Purchase } from "../../domain/purchase.js";
+import type { InvoiceChannel, PaymentOffer, PaymentSystem } from "../../../domain/payment.js";
+import type { Purchase } from "../../../domain/purchase.js";
 
 /** Telegram's limit on an invoice's payload. */
 const PAYLOAD_BYTES = 128;
@@ -27,5 +27,12 @@ export class TelegramPayments implements PaymentSystem {
     const offer = purchase.payment?.offer;
     if (offer === undefined) return;
     await this.invoices.delete(purchase, offer);
+  }
+
+  /** The invoice paid keeps no Cancel: only the button Telegram requires first (its receipt). */
+  async paid(purchase: Purchase): Promise<void> {
+    const payment = purchase.payment;
+    if (payment?.method !== this.method || payment.offer === undefined) return;
+    await this.invoices.paid(purchase, payment.offer);
   }
 }
