@@ -8,6 +8,7 @@ import {
   type Purchase,
   type PurchasePhase,
   StaleWriteError,
+  type TellingHold,
   type UnpaidReason,
 } from "./purchase.js";
 import type { PurchaseBook } from "./purchase-book.js";
@@ -50,6 +51,9 @@ export class BuyerUnreachableError extends Error {
   }
 }
 
+/** How long a purchase is held while its outcome is told (renewed while held). */
+export const TELL_LEASE_MS = 30_000;
+
 /** Purchases whose "reached" listeners ran here, remembered at most (then forgotten at once). */
 const REACHED_KEPT = 10_000;
 
@@ -67,9 +71,36 @@ export class OutcomeTeller {
     private readonly after: AfterCharge = {},
   ) {}
 
-  /** True once told (or nothing to tell); false when the message failed: told again later. */
-  async tell(purchase: Purchase): Promise<boolean> {
+  /**
+   * True once told (or nothing to tell, or another tells it); false when the message failed:
+   * told again later. Told once: under the purchase's lease, which a caller that holds it says
+   * (`held`); any other takes it for the telling, and leaves the purchase to whoever holds it.
+   */
+  async tell(purchase: Purchase, held = false): Promise<boolean> {
     if (!isUntold(purchase)) return true;
+    if (held) return this.tellHeld(purchase);
+    let hold: TellingHold;
+    try {
+      hold = await this.book.store.holdToTell(purchase.id, purchase.phase, TELL_LEASE_MS);
+    } catch (error) {
+      // The ledger away: told all the same (twice at worst, never not at all).
+      this.log.warn({ err: error, purchaseId: purchase.id }, "told without holding the purchase");
+      hold = "elsewhere";
+    }
+    if (hold === "told") return true;
+    if (hold === "held") {
+      this.log.info({ purchaseId: purchase.id }, "an outcome left to the purchase's holder");
+      return true;
+    }
+    if (hold === "elsewhere") return this.tellHeld(purchase);
+    try {
+      return await this.tellHeld(purchase);
+    } finally {
+      await hold.release().catch(() => undefined);
+    }
+  }
+
+  private async tellHeld(purchase: Purchase): Promise<boolean> {
     const { provider } = this.after;
     if (purchase.phase === "charged" && purchase.renewedUntil === undefined) {
       purchase.renewedUntil = provider

@@ -814,7 +814,7 @@ export class PaymentService {
       // A payment approved at the window's end may still be completing: it ends after a grace.
       const endsAt = (purchase.payment?.expiresAt ?? 0) + (this.options.graceMs ?? 0);
       if (this.now() < endsAt) await this.book.store.postpone(purchase, endsAt);
-      else await this.teller.tell(await this.end(purchase, "expired"));
+      else await this.teller.tell(await this.end(purchase, "expired"), true);
     } catch (error) {
       // Paid or ended meanwhile: whoever moved it finishes it.
       if (!(error instanceof StaleWriteError)) throw error;

@@ -159,6 +159,9 @@ export interface Claim {
   lease: Lease;
 }
 
+/** What `PurchaseStore.holdToTell` found: the lease, or why not. */
+export type TellingHold = Lease | "told" | "held" | "elsewhere";
+
 export type Creation =
   | { kind: "created"; lease: Lease }
   /** This intent was taken already (double tap, replay, another instance). */
@@ -229,6 +232,13 @@ export interface PurchaseStore {
   claimDue(now: number, leaseMs: number, skip?: string[]): Promise<Claim | null>;
   /** Takes the oldest purchase whose outcome its buyer was not told, lease free, not in `skip`. */
   claimUntold(leaseMs: number, skip?: string[]): Promise<Claim | null>;
+  /**
+   * Holds an untold outcome while it is told, so that it is told once: the lease when the
+   * purchase is at `phase`, untold and its lease free; "told" when it was told at that phase
+   * already, "held" while another holds it (who tells it, or the next reconciliation), and
+   * "elsewhere" when the ledger has it at another phase (moved on, or this one not written yet).
+   */
+  holdToTell(id: string, phase: PurchasePhase, leaseMs: number): Promise<TellingHold>;
   /** When the earliest open purchase falls due; null when none is open. */
   nextDue(): Promise<number | null>;
   /**

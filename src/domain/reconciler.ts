@@ -82,7 +82,7 @@ export class Reconciler {
   private async tellClaimed({ id, lease }: Claim): Promise<boolean> {
     try {
       const purchase = await this.book.get(id);
-      return purchase !== null && (await this.teller.tell(purchase));
+      return purchase !== null && (await this.teller.tell(purchase, true));
     } finally {
       await lease.release();
     }

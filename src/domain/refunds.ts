@@ -14,7 +14,7 @@
 // once (the ledger refuses a second time), with who and when, and the buyer is told.
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { OutcomeTeller } from "./outcomes.js";
+import { type OutcomeTeller, TELL_LEASE_MS } from "./outcomes.js";
 import type {
   PaymentLedger,
   PaymentSystem,
@@ -101,9 +101,6 @@ export interface AutomaticRefunds {
 export function restUnknown(refund: Pick<Refund, "refundedOutside">): boolean {
   return refund.refundedOutside !== undefined && refund.refundedOutside.minor === null;
 }
-
-/** How long a purchase just refunded is held while its buyer is told (renewed while held). */
-const TELL_LEASE_MS = 30_000;
 
 export class RefundDesk {
   private readonly stopping = new AbortController();
@@ -478,7 +475,7 @@ export class RefundDesk {
       // Its purchase refunded: told under its lease, by one teller only. Held by another (a
       // reconciliation pass telling its earlier phase), the next pass tells it.
       if (purchase?.phase === "refunded") {
-        if (lease) await this.teller.tell(purchase);
+        if (lease) await this.teller.tell(purchase, true);
       } else await this.quietly(this.channel.tellBuyer(refund, "refunded"));
     } finally {
       await lease?.release().catch(() => undefined);

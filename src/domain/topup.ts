@@ -134,14 +134,14 @@ export class TopupService {
     try {
       const outcome = await this.attempt(purchase, intent.checkout, 1, hooks, sent);
       // Told under the lease, so that reconciliation does not tell it as well.
-      if (outcome.kind === "settled") await this.teller.tell(outcome.purchase);
+      if (outcome.kind === "settled") await this.teller.tell(outcome.purchase, true);
       return outcome;
     } catch (error) {
       if (error instanceof StaleWriteError) return settled(await this.afterLostRace(purchase));
       if (sent.before) throw error;
       // Nothing left for the provider (the store failed): not charged, and the buyer is told.
       this.log.warn({ err: error, purchaseId: purchase.id }, "purchase stopped before sending");
-      await this.teller.tell(await this.settle(purchase, { notCharged: "interrupted" }));
+      await this.teller.tell(await this.settle(purchase, { notCharged: "interrupted" }), true);
       return { kind: "settled", purchase };
     } finally {
       await creation.lease.release().catch(() => undefined);
@@ -159,7 +159,7 @@ export class TopupService {
         const purchase = await this.book.get(claim.id);
         if (!purchase) return;
         try {
-          await this.teller.tell(await this.resolved(purchase));
+          await this.teller.tell(await this.resolved(purchase), true);
           return;
         } catch (error) {
           if (!(error instanceof StaleWriteError) || tries >= LOST_RACE_RETRIES) throw error;

@@ -268,6 +268,25 @@ describe.each(LEDGER_ENGINES)("the ledger's purchases on %s", (engine) => {
     expect(await store.claimUntold(60_000)).toBeNull();
   });
 
+  it("holds an untold outcome for one teller: another is told it is held, then told, or elsewhere", async () => {
+    await store.adopt(purchaseOf({ id: "h1", told: null }), []);
+    const lease = await store.holdToTell("h1", "charged", 60_000);
+    expect(typeof lease).toBe("object");
+    expect(await other.holdToTell("h1", "charged", 60_000)).toBe("held");
+    expect(await other.claimUntold(60_000)).toBeNull();
+    // Told meanwhile (the told write), then given back: no one tells it again.
+    await ledger.db
+      .updateTable("purchases")
+      .set({ told: "charged" })
+      .where("id", "=", "h1")
+      .execute();
+    if (typeof lease === "object") await lease.release();
+    expect(await other.holdToTell("h1", "charged", 60_000)).toBe("told");
+    // The ledger at another phase (moved on, or the asker's copy not written yet).
+    expect(await other.holdToTell("h1", "refunded", 60_000)).toBe("elsewhere");
+    expect(await other.holdToTell("missing", "charged", 60_000)).toBe("elsewhere");
+  });
+
   it("finds recent purchases by customer or connection in any case, and a buyer's newest first", async () => {
     await store.adopt(purchaseOf({ id: "old", createdAt: 1_000 }), []);
     await store.adopt(

@@ -26,7 +26,10 @@ const owedPurchase = {
 
 function tellerFailingWith(failure: () => Error) {
   const written: Purchase[] = [];
-  const book = { record: async (purchase: Purchase) => void written.push({ ...purchase }) };
+  const book = {
+    record: async (purchase: Purchase) => void written.push({ ...purchase }),
+    store: { holdToTell: async () => "elsewhere" },
+  };
   const channel = {
     tries: 0,
     async tell() {
@@ -70,7 +73,7 @@ describe("a refund owed starts whether or not its buyer can be told", () => {
 
   it("delivered: the buyer hears of the refund first, then it starts, once", async () => {
     const order: string[] = [];
-    const book = { record: async () => undefined };
+    const book = { record: async () => undefined, store: { holdToTell: async () => "elsewhere" } };
     const teller = new OutcomeTeller(
       book as never,
       { tell: async () => void order.push("message") },
@@ -82,7 +85,7 @@ describe("a refund owed starts whether or not its buyer can be told", () => {
   });
 
   it("a start that failed is tried again at the next telling", async () => {
-    const book = { record: async () => undefined };
+    const book = { record: async () => undefined, store: { holdToTell: async () => "elsewhere" } };
     const channel = {
       async tell() {
         throw new Error("Bad Gateway");
@@ -98,5 +101,59 @@ describe("a refund owed starts whether or not its buyer can be told", () => {
     await teller.tell(structuredClone(owedPurchase));
     await teller.tell(structuredClone(owedPurchase));
     expect(calls).toBe(2);
+  });
+});
+
+describe("an outcome is told once, whoever learns it", () => {
+  /** A teller whose ledger answers `hold` to its asking to hold the purchase. */
+  function tellerHolding(hold: "told" | "held" | "elsewhere" | "lease" | "fails") {
+    const seen = { messages: 0, released: 0, asked: 0 };
+    const store = {
+      async holdToTell() {
+        seen.asked++;
+        if (hold === "fails") throw new Error("ledger away");
+        if (hold !== "lease") return hold;
+        return { release: async () => void seen.released++ };
+      },
+    };
+    const book = { record: async () => undefined, store };
+    const teller = new OutcomeTeller(
+      book as never,
+      { tell: async () => void seen.messages++ },
+      log,
+    );
+    return { teller, seen };
+  }
+
+  it("held for the telling when free, and given back after", async () => {
+    const { teller, seen } = tellerHolding("lease");
+    expect(await teller.tell(structuredClone(owedPurchase))).toBe(true);
+    expect(seen).toEqual({ messages: 1, released: 1, asked: 1 });
+  });
+
+  it("held by another (a reconciliation pass telling it): left to them, not told twice", async () => {
+    const { teller, seen } = tellerHolding("held");
+    expect(await teller.tell(structuredClone(owedPurchase))).toBe(true);
+    expect(seen.messages).toBe(0);
+  });
+
+  it("told at this phase already: not again", async () => {
+    const { teller, seen } = tellerHolding("told");
+    await teller.tell(structuredClone(owedPurchase));
+    expect(seen.messages).toBe(0);
+  });
+
+  it("the ledger away, or this phase not written yet: told all the same", async () => {
+    for (const hold of ["fails", "elsewhere"] as const) {
+      const { teller, seen } = tellerHolding(hold);
+      expect(await teller.tell(structuredClone(owedPurchase))).toBe(true);
+      expect(seen.messages).toBe(1);
+    }
+  });
+
+  it("a caller that holds the purchase says so: told without asking", async () => {
+    const { teller, seen } = tellerHolding("held");
+    expect(await teller.tell(structuredClone(owedPurchase), true)).toBe(true);
+    expect(seen).toMatchObject({ messages: 1, asked: 0 });
   });
 });

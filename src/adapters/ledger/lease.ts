@@ -8,6 +8,9 @@ export const leaseUntil = (ms: number) => sql<Date>`now() + ${ms} * interval '1 
 
 export const newLeaseToken = () => randomUUID();
 
+/** A purchase's lease nobody holds: never taken, given back, or lapsed. */
+export const leaseFree = sql<boolean>`(lease_until IS NULL OR lease_until <= now())`;
+
 /**
  * The right to work on one purchase: its row's lease columns. Renewed while held; lapses by
  * itself shortly after its holder dies, and the purchase is then due for whoever looks next.

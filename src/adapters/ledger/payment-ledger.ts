@@ -18,7 +18,7 @@ import { PaymentRefused, paysFor } from "../../domain/payment.js";
 import type { PaymentMethod, Purchase, UnpaidReason } from "../../domain/purchase.js";
 import { advance } from "../../domain/purchase-machine.js";
 import { type LedgerConnection, refusalOf } from "./connection.js";
-import { leaseUntil, newLeaseToken, RowLease } from "./lease.js";
+import { leaseFree, leaseUntil, newLeaseToken, RowLease } from "./lease.js";
 import { fromRow, type PurchaseQuery, REFUND_COLUMNS, refundOf, toRow } from "./rows.js";
 import type { LedgerTables } from "./schema.js";
 import {
@@ -292,15 +292,14 @@ export class LedgerPayments implements PaymentLedger {
             const purchase = advance(fromRow(row), { type: "refund" }, Date.now());
             // Leased to whoever marked it, when free: one teller, not this one and a
             // reconciliation pass that found it untold at the same time.
-            const free = sql<boolean>`(lease_until IS NULL OR lease_until <= now())`;
             const written = await tx
               .updateTable("purchases")
               .set({
                 ...toRow(purchase),
                 version: purchase.version + 1,
                 due_at: null,
-                lease_owner: sql`CASE WHEN ${free} THEN ${token} ELSE lease_owner END`,
-                lease_until: sql`CASE WHEN ${free} THEN ${leaseUntil(leaseMs)} ELSE lease_until END`,
+                lease_owner: sql`CASE WHEN ${leaseFree} THEN ${token} ELSE lease_owner END`,
+                lease_until: sql`CASE WHEN ${leaseFree} THEN ${leaseUntil(leaseMs)} ELSE lease_until END`,
               })
               .where("id", "=", purchase.id)
               .returning("lease_owner")

@@ -2,9 +2,16 @@
 // phase, written in the same statement as the change. The database holds the rules it can:
 // one row per intent, one purchase in flight per buyer, a token bound to one purchase.
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from "kysely";
-import type { Claim, Creation, Purchase, PurchaseStore } from "../../domain/purchase.js";
+import type {
+  Claim,
+  Creation,
+  Purchase,
+  PurchasePhase,
+  PurchaseStore,
+  TellingHold,
+} from "../../domain/purchase.js";
 import { BuyerBusyError, isOpen, StaleWriteError, TOLD_PHASES } from "../../domain/purchase.js";
-import { leaseUntil, newLeaseToken, RowLease } from "./lease.js";
+import { leaseFree, leaseUntil, newLeaseToken, RowLease } from "./lease.js";
 import { LedgerPayments } from "./payment-ledger.js";
 import { toRow } from "./rows.js";
 import type { LedgerTables } from "./schema.js";
@@ -162,6 +169,27 @@ export class LedgerPurchases extends LedgerPayments implements PurchaseStore {
         .where(leaseFree)
         .orderBy("updated_at"),
     );
+  }
+
+  async holdToTell(id: string, phase: PurchasePhase, leaseMs: number): Promise<TellingHold> {
+    const token = newLeaseToken();
+    const taken = await this.ledger.run((db) =>
+      db
+        .updateTable("purchases")
+        .set({ lease_owner: token, lease_until: leaseUntil(leaseMs) })
+        .where("id", "=", id)
+        .where("phase", "=", phase)
+        .where(sql<boolean>`told IS DISTINCT FROM phase`)
+        .where(leaseFree)
+        .returning("id")
+        .executeTakeFirst(),
+    );
+    if (taken) return new RowLease(() => this.ledger.db, id, token, leaseMs);
+    const row = await this.ledger.run((db) =>
+      db.selectFrom("purchases").select(["phase", "told"]).where("id", "=", id).executeTakeFirst(),
+    );
+    if (row?.phase !== phase) return "elsewhere";
+    return row.told === phase ? "told" : "held";
   }
 
   async nextDue(): Promise<number | null> {
@@ -419,8 +447,6 @@ export class LedgerPurchases extends LedgerPayments implements PurchaseStore {
     };
   }
 }
-
-const leaseFree = sql<boolean>`(lease_until IS NULL OR lease_until <= now())`;
 
 /** The index that keeps one purchase of a buyer in flight (migrations/0001). */
 const ONE_IN_FLIGHT = "purchases_one_in_flight_per_buyer";
