@@ -20,7 +20,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import RedisMock from "ioredis-mock";
-import { chromium } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 import { captureLogs } from "../test/support/log-capture.js";
 import { buildWebapp } from "../tools/build-webapp.mjs";
 import { startPlayground } from "../tools/playground/playground.js";
@@ -68,6 +68,35 @@ const browser = await chromium.launch({
   executablePath: CHROMIUM,
   args: ["--headless=new", "--no-sandbox", "--disable-gpu"],
 });
+/**
+ * In the page, from its first byte: when the first screen's answer is in the document (its
+ * heading and a list, or a paragraph other than "…"), the time of the animation frame that
+ * draws it, as `performance.now()` (since the navigation started). The page's own clock, so the
+ * harness's polling and its round trips to a throttled page are not counted.
+ */
+const FIRST_SCREEN_PROBE = `(() => {
+  const drawn = () => {
+    const answer = document.querySelector("main h1 + ul, main h1 + p");
+    return answer !== null && !(answer.textContent ?? "").includes("…");
+  };
+  const observer = new MutationObserver(() => {
+    if (!drawn()) return;
+    observer.disconnect();
+    requestAnimationFrame(() => { globalThis.__firstScreen = performance.now(); });
+  });
+  observer.observe(document, { childList: true, subtree: true, characterData: true });
+})();`;
+
+/** The first screen's time as the page recorded it (FIRST_SCREEN_PROBE). */
+async function drawnAt(page: Page): Promise<number> {
+  const handle = await page.waitForFunction(
+    () => (globalThis as { __firstScreen?: number }).__firstScreen,
+    undefined,
+    { polling: 50 },
+  );
+  return Number(await handle.jsonValue());
+}
+
 /** A new phone-sized context, its CPU 4× slower and its network 150 ms / 1.6 Mbit/s. */
 async function throttledPage() {
   const context = await browser.newContext({
@@ -76,6 +105,7 @@ async function throttledPage() {
     isMobile: true,
     hasTouch: true,
   });
+  await context.addInitScript(FIRST_SCREEN_PROBE);
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
@@ -99,25 +129,30 @@ const staticPage = createServer((_request, response) => {
 }).listen(0, "127.0.0.1");
 await once(staticPage, "listening");
 const staticScreens: number[] = [];
+const staticNoticed: number[] = [];
 for (let run = 0; run < RUNS; run++) {
   const { context, page } = await throttledPage();
   await page.goto(`http://127.0.0.1:${(staticPage.address() as AddressInfo).port}/`, {
     waitUntil: "commit",
   });
   await page.locator("main h1 + p").waitFor();
-  staticScreens.push(await page.evaluate(() => performance.now()));
+  staticNoticed.push(await page.evaluate(() => performance.now()));
+  staticScreens.push(await drawnAt(page));
   await context.close();
 }
 staticPage.close();
 
 const firstScreens: number[] = [];
+const firstNoticed: number[] = [];
 for (let run = 0; run < RUNS; run++) {
   const { context, page } = await throttledPage();
   await page.goto(src, { waitUntil: "commit" });
   // The first screen: its heading and the answer under it (a list or "no saved connections").
   await page.locator("main h1 + :is(ul, p):not(:has-text('…'))").first().waitFor();
-  // Since the navigation started (a few ms late: Playwright's polling).
-  firstScreens.push(await page.evaluate(() => performance.now()));
+  // Since the navigation started, when the harness noticed it (late by Playwright's polling
+  // and a round trip to the throttled page), and when the page drew it.
+  firstNoticed.push(await page.evaluate(() => performance.now()));
+  firstScreens.push(await drawnAt(page));
   await context.close();
 }
 await browser.close();
@@ -187,17 +222,21 @@ const report = `# The Mini App: bundle, first screen, and its steps against the 
 | JavaScript, gzipped | ${kb(js)} | | |
 | CSS, gzipped | ${kb(css)} | | |
 | JavaScript and CSS, gzipped | ${kb(js + css)} | ≤ ${kb(BUDGET_BYTES)} | ${js + css <= BUDGET_BYTES ? "met" : "missed"} |
-| first screen, Chromium, CPU 4× slower, 150 ms / 1.6 Mbit/s, median of ${RUNS} | ${ms(first)} | ≤ ${FIRST_SCREEN_TARGET_MS} ms | ${first <= FIRST_SCREEN_TARGET_MS ? "met" : "missed"} |
-| the control: a static page of the same first text (no script, no API call), the same profile, median of ${RUNS} | ${ms(median(staticScreens))} | | this machine's floor |
+| first screen drawn, Chromium, CPU 4× slower, 150 ms / 1.6 Mbit/s, median of ${RUNS} (their range) | ${ms(first)} (${ms(Math.min(...firstScreens))}–${ms(Math.max(...firstScreens))}) | ≤ ${FIRST_SCREEN_TARGET_MS} ms | ${first <= FIRST_SCREEN_TARGET_MS ? "met" : "missed"} |
+| the same, as the harness noticed it (Playwright's polling and a round trip to the throttled page on top) | ${ms(median(firstNoticed))} | | |
+| the control: a static page of the same first text (no script, no API call), the same profile, drawn; as noticed | ${ms(median(staticScreens))}; ${ms(median(staticNoticed))} | | this machine's floor |
 | API: connections, median of ${API_CALLS} | ${ms(connections)} | | |
 | API: history, median of ${API_CALLS} | ${ms(history)} | | |
 | API: catalogue (the provider sandbox's listing), median of ${API_CALLS} | ${ms(catalogue)} | | |
 
 The first screen counts from the navigation's start to "My connections" drawn with the API's
 answer: the page (its script, stylesheet and texts in it) and the first API call, each over the
-throttled network. The control row is the same count for a page that only draws that text: the
-profile slows the host by a fixed factor, so on a slow host the floor alone takes most of the
-second, and the app's own cost is the difference. The catalogue's time is mostly the provider sandbox's listing call, which the
+throttled network. "Drawn" is the page's own clock: a probe in the page from its first byte
+notes the animation frame that shows the answer (\`FIRST_SCREEN_PROBE\`); "noticed" is when the
+harness, polling the throttled page, saw it and read the clock, which earlier runs reported
+(it adds a few hundred milliseconds that no phone spends). The control row is the same count
+for a page that only draws that text: the profile slows the host by a fixed factor, so on a
+slow host the floor moves too, and the app's own cost is the difference. The catalogue's time is mostly the provider sandbox's listing call, which the
 chat's step makes too.
 
 ## The app's steps against the chat's

@@ -51,8 +51,11 @@ export class BuyerUnreachableError extends Error {
   }
 }
 
-/** How long a purchase is held while its outcome is told (renewed while held). */
-export const TELL_LEASE_MS = 30_000;
+/**
+ * How long a purchase is held while its outcome is told (renewed while held): as long as the
+ * top-ups' lease by default (TOPUP_LOCK_SECONDS), what a dead holder's purchase waits.
+ */
+export const TELL_LEASE_MS = 15_000;
 
 /** Purchases whose "reached" listeners ran here, remembered at most (then forgotten at once). */
 const REACHED_KEPT = 10_000;
@@ -78,7 +81,7 @@ export class OutcomeTeller {
    */
   async tell(purchase: Purchase, held = false): Promise<boolean> {
     if (!isUntold(purchase)) return true;
-    if (held) return this.tellHeld(purchase);
+    if (held) return this.tellHeld(purchase, true);
     let hold: TellingHold;
     try {
       hold = await this.book.store.holdToTell(purchase.id, purchase.phase, TELL_LEASE_MS);
@@ -92,15 +95,16 @@ export class OutcomeTeller {
       this.log.info({ purchaseId: purchase.id }, "an outcome left to the purchase's holder");
       return true;
     }
-    if (hold === "elsewhere") return this.tellHeld(purchase);
+    if (hold === "elsewhere") return this.tellHeld(purchase, false);
     try {
-      return await this.tellHeld(purchase);
+      return await this.tellHeld(purchase, true);
     } finally {
       await hold.release().catch(() => undefined);
     }
   }
 
-  private async tellHeld(purchase: Purchase): Promise<boolean> {
+  /** Tells it; `holding` its lease, a newer phase found when marking it told is told too. */
+  private async tellHeld(purchase: Purchase, holding: boolean): Promise<boolean> {
     const { provider } = this.after;
     if (purchase.phase === "charged" && purchase.renewedUntil === undefined) {
       purchase.renewedUntil = provider
@@ -140,14 +144,18 @@ export class OutcomeTeller {
     }
     const phase = purchase.phase;
     purchase.told = phase;
-    // Told, but the purchase moved on meanwhile: its newer phase is told in its turn.
+    // Told, but the purchase moved on meanwhile: its newer phase is told in its turn, here when
+    // this holds its lease (whoever moved it found it held, and left it to the holder).
+    let newer: Purchase | null = null;
     if (!(await this.write(purchase))) {
       this.log.info({ purchaseId: purchase.id }, "told a purchase that has moved on since");
+      if (holding) newer = await this.book.store.get(purchase.id).catch(() => null);
     }
     await this.reach(purchase);
     this.reached.delete(`${purchase.id}:${phase}`);
     if (unreachable) for (const listener of this.unreachableListeners) await listener(purchase);
     for (const listener of this.listeners.get(phase) ?? []) await listener(purchase);
+    if (newer && isUntold(newer)) return this.tellHeld(newer, true);
     return true;
   }
 

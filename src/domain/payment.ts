@@ -545,8 +545,14 @@ export interface Refund {
   done?: { at: number; by: string; note: string | null };
 }
 
-/** A refund just marked done; `lease` is held on its purchase when it became refunded here. */
+/** A refund just marked done. */
 export interface MarkedRefund extends Refund {
+  /**
+   * Its purchase became refunded with it (the payment was its purchase's); false for a payment
+   * that paid for nothing (a second one, a stray one): its purchase stays as it was.
+   */
+  purchaseRefunded: boolean;
+  /** Held on the purchase that became refunded, when its lease was free. */
   lease?: Lease;
 }
 

@@ -468,17 +468,22 @@ export class RefundDesk {
   async markRefunded(paymentId: string, by: string, note: string | null): Promise<Refund | null> {
     const marked = await this.ledger.markRefunded(paymentId, by, note, TELL_LEASE_MS);
     if (!marked) return null;
-    const { lease, ...refund } = marked;
+    const { lease, purchaseRefunded, ...refund } = marked;
     this.log.info({ purchaseId: refund.purchaseId, paymentId: refund.paymentId }, "refunded");
+    if (!purchaseRefunded) {
+      // A payment that paid for nothing: said of the payment, its purchase being as it was.
+      await this.quietly(this.channel.tellBuyer(refund, "refunded"));
+      return refund;
+    }
+    // Its purchase refunded: told under its lease, by one teller only, from the ledger's copy
+    // (this process's may be older). Held by another (telling its earlier phase), that holder
+    // or the next reconciliation tells it.
+    if (!lease || refund.purchaseId === null) return refund;
     try {
-      const purchase = refund.purchaseId ? await this.book.get(refund.purchaseId) : null;
-      // Its purchase refunded: told under its lease, by one teller only. Held by another (a
-      // reconciliation pass telling its earlier phase), the next pass tells it.
-      if (purchase?.phase === "refunded") {
-        if (lease) await this.teller.tell(purchase, true);
-      } else await this.quietly(this.channel.tellBuyer(refund, "refunded"));
+      const purchase = await this.book.store.get(refund.purchaseId);
+      if (purchase) await this.teller.tell(purchase, true);
     } finally {
-      await lease?.release().catch(() => undefined);
+      await lease.release().catch(() => undefined);
     }
     return refund;
   }

@@ -137,7 +137,12 @@ export class TopupService {
       if (outcome.kind === "settled") await this.teller.tell(outcome.purchase, true);
       return outcome;
     } catch (error) {
-      if (error instanceof StaleWriteError) return settled(await this.afterLostRace(purchase));
+      if (error instanceof StaleWriteError) {
+        // Given back first: what it now says is told by whoever holds it, or under a hold of
+        // its own, never skipped as held by this very purchase() call.
+        await creation.lease.release().catch(() => undefined);
+        return settled(await this.afterLostRace(purchase));
+      }
       if (sent.before) throw error;
       // Nothing left for the provider (the store failed): not charged, and the buyer is told.
       this.log.warn({ err: error, purchaseId: purchase.id }, "purchase stopped before sending");

@@ -28,7 +28,12 @@ let nextUser = 9910;
 
 beforeAll(async () => {
   fonepay = await createFonepaySandbox(MERCHANT);
-  stack = await startStack("fonepay", {
+  stack = await startStack("fonepay", fonepayEnv());
+});
+
+/** The bot's settings for Fonepay against this file's sandbox; `overrides` on top. */
+function fonepayEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
     PAYMENT_MODE: "",
     PAYMENT_METHODS: "fonepay,telegram",
     PAYMENT_PROVIDER_TOKEN: "284685063:TEST:fonepay",
@@ -42,8 +47,9 @@ beforeAll(async () => {
     // "I have paid" asks at most once this long per offer, its own checks' and the hints' alike.
     RETURN_PAGE_LOOKUP_MS: "300",
     ADMIN_USER_IDS: String(ADMIN),
-  });
-});
+    ...overrides,
+  };
+}
 afterEach(() => {
   stack.sandbox.reset();
   fonepay.faults.clear();
@@ -56,8 +62,8 @@ afterAll(async () => {
 const topups = () => stack.sandbox.topups.length;
 const databaseUrl = () => stack.env.DATABASE_URL ?? "";
 
-async function query<T>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl() });
+async function query<T>(text: string, values: unknown[] = [], on = stack): Promise<T[]> {
+  const client = new pg.Client({ connectionString: on.env.DATABASE_URL ?? "" });
   await client.connect();
   try {
     return (await client.query(text, values)).rows as T[];
@@ -67,14 +73,15 @@ async function query<T>(text: string, values: unknown[] = []): Promise<T[]> {
 }
 
 /** A new buyer shown a Fonepay QR for 1000001's Gold renewal; its prn from the ledger. */
-async function withQr() {
-  const user = stack.emulator.user({ id: ++nextUser, first_name: "Fp", language_code: "en" });
+async function withQr(on = stack) {
+  const user = on.emulator.user({ id: ++nextUser, first_name: "Fp", language_code: "en" });
   await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package");
   await expectReply(user, () => user.press(/Renew/), "Please confirm");
   const qr = await expectReply(user, () => user.press(/Pay with Fonepay QR/), "Scan this QR");
   const [row] = await query<{ payment_offer: string; phase: string }>(
     "SELECT payment_offer, phase FROM purchases WHERE buyer = $1",
     [user.id],
+    on,
   );
   const prn = row?.payment_offer ?? "";
   return { user, qr, prn };
@@ -138,6 +145,13 @@ describe("paying with a Fonepay QR", () => {
     await until(() => shown()?.caption?.includes("This purchase is paid") === true, 5_000);
     expect(shown()?.reply_markup?.inline_keyboard.flat() ?? []).toEqual([]);
     await until(() => fonepay.sockets(prn) === 0, 5_000);
+    // The buyer's /history and the admin's /report name the method.
+    const trace = String(fonepay.payment(prn)?.traceId);
+    const history = await expectReply(user, () => user.sendText("/history"), "Your last top-up");
+    expect(history.text).toContain(`Payment: Fonepay QR · reference ${trace}`);
+    const admin = stack.emulator.user({ id: ADMIN, first_name: "Ad", language_code: "en" });
+    const report = await expectReply(admin, () => admin.sendText("/report"), /Fonepay QR: /);
+    expect(report.text).toMatch(/Fonepay QR: ✅ [1-9]/);
   }, 30_000);
 
   it("paid with the socket never opened: found by the status check", async () => {
@@ -302,6 +316,23 @@ describe("paying with a Fonepay QR", () => {
     expect(user.messages().some((m) => m.text?.includes("arrived after the purchase"))).toBe(true);
     expect(topups()).toBe(1);
   }, 30_000);
+
+  it("paid after its purchase's window: the QR is still watched, found paid, topped up once, told it came late", async () => {
+    const late = await startStack("fonepay_window", fonepayEnv({ PAYMENT_WINDOW_SECONDS: "2" }));
+    try {
+      const { user, prn } = await withQr(late);
+      await user.waitForText("not paid in time", { timeoutMs: 10_000 });
+      expect(fonepay.payment(prn)?.status).toBe("CREATED");
+      const notice = user.waitForText("arrived after the purchase had ended", { timeoutMs: 8_000 });
+      const receipt = user.waitForText("Top-up successful", { timeoutMs: 10_000 });
+      fonepay.pay(prn);
+      await notice;
+      expect((await receipt).text).toContain("with Fonepay QR");
+      expect(late.sandbox.topups).toHaveLength(1);
+    } finally {
+      await late.stop();
+    }
+  }, 40_000);
 
   it("a top-up refused after payment is a refund for a person: /refunds shows prn and trace id, /refunded, the buyer told", async () => {
     const { user, prn } = await withQr();

@@ -150,6 +150,20 @@ describe("the Mini App's API refuses whoever initData does not name", () => {
   });
 });
 
+describe("the Mini App's calls are limited per user as the chat's updates are", () => {
+  it("answers 429 past FLOOD_LIMIT in its window, to that user only", async () => {
+    const busy = initDataOf(++nextUser);
+    const statuses: number[] = [];
+    // The chat's FLOOD_LIMIT (30 in 10 s by default), and some.
+    for (let call = 0; call < 35; call++) statuses.push((await api("reminders", busy)).status);
+    expect(statuses.slice(0, 30).every((status) => status === 200)).toBe(true);
+    expect(statuses.slice(30)).toEqual([429, 429, 429, 429, 429]);
+    const refused = await api("reminders", busy);
+    expect(refused.body).toEqual({ error: "too-many" });
+    expect((await api("reminders", initDataOf(++nextUser))).status).toBe(200);
+  });
+});
+
 describe("the Mini App's page and its ways in", () => {
   it("serves the page under PUBLIC_URL/app/ with its own script only, its texts in English and Nepali", async () => {
     const page = await fetch(`${base}/app/`);
@@ -440,6 +454,21 @@ describe("a purchase started in the Mini App", () => {
     await until(async () => (await api(`purchases/${id}`, auth)).body.phase === "charged", 5_000);
     const history = await api("purchases", auth);
     expect((history.body.purchases as { id: string }[]).map((p) => p.id)).toContain(id);
+    // Started in the app, it shows in the chat's /history too.
+    const chatHistory = await expectReply(
+      user,
+      () => user.sendText("/history"),
+      "Your last top-up",
+    );
+    expect(chatHistory.text).toContain("Telegram Payments");
+    // The connection topped up is saved, and listed by the app as the chat lists it: found by a
+    // typed code, so masked ("••••" and its end), never in full.
+    const listed = await api("connections", auth);
+    const saved = (listed.body.connections as { ref: string; id: string; proved: boolean }[]).find(
+      (c) => c.ref === "saved-0",
+    );
+    expect(saved?.proved).toBe(false);
+    expect(saved?.id).toMatch(/^••••\S{4,}$/);
     // Reminders as /reminders has them: none yet; set under the receipt, listed, cancelled.
     expect((await api("reminders", auth)).body).toEqual({ reminders: [] });
     user.press(/Remind me/);

@@ -90,7 +90,23 @@ it("buys through the Mini App by card: the receipt in the app and in the chat", 
   // Its own connections first: none saved yet; found by a typed code, masked.
   await openShop();
   await toCatalogue();
-  // The catalogue in one list: search narrows it.
+  // The catalogue in one list: the period and add-on filters narrow it, and so does search.
+  const rows = () => app().locator(".bouquets li");
+  await rows().first().waitFor();
+  const packages = await rows().allTextContents();
+  await app().getByLabel("Period").selectOption({ label: "Quarterly" });
+  const quarterly = await rows().allTextContents();
+  expect(quarterly.length).toBeGreaterThan(0);
+  expect(quarterly.length).toBeLessThan(packages.length);
+  for (const row of quarterly) expect(row).toContain("Quarterly");
+  await app().getByLabel("Period").selectOption({ label: "Any period" });
+  // Add-ons apart from the packages they add to: another list, none of the packages in it.
+  await app().getByLabel("Add-ons only").check();
+  const addOns = await rows().allTextContents();
+  expect(addOns.length).toBeGreaterThan(0);
+  expect(addOns.filter((row) => packages.includes(row))).toEqual([]);
+  await app().getByLabel("Add-ons only").uncheck();
+  expect(await rows().allTextContents()).toEqual(packages);
   await app().getByLabel("Search packages").fill("Gold");
   const gold = app().getByRole("button", { name: /Gold/ }).first();
   await gold.waitFor();

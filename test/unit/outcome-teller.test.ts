@@ -3,7 +3,7 @@
 // a buyer who can never be messaged (blocked the bot, deleted the account) is told no more.
 import { describe, expect, it } from "vitest";
 import { BuyerUnreachableError, OutcomeTeller } from "../../src/domain/outcomes.js";
-import type { Purchase } from "../../src/domain/purchase.js";
+import { type Purchase, StaleWriteError } from "../../src/domain/purchase.js";
 
 const log = { info() {}, warn() {}, error() {}, debug() {} };
 
@@ -155,5 +155,46 @@ describe("an outcome is told once, whoever learns it", () => {
     const { teller, seen } = tellerHolding("held");
     expect(await teller.tell(structuredClone(owedPurchase), true)).toBe(true);
     expect(seen).toMatchObject({ messages: 1, asked: 0 });
+  });
+
+  it("its holder finds it moved on when marking it told: the newer phase is told too, by the holder", async () => {
+    const told: string[] = [];
+    const refunded = { ...structuredClone(owedPurchase), phase: "refunded", version: 6 };
+    let writes = 0;
+    const book = {
+      async record(purchase: Purchase) {
+        // The first "told" write finds the ledger moved on (refunded by someone who saw the
+        // purchase held, and left it to its holder).
+        if (writes++ === 0) throw new StaleWriteError(purchase.id);
+      },
+      store: { get: async () => structuredClone(refunded) },
+    };
+    const teller = new OutcomeTeller(
+      book as never,
+      { tell: async (purchase) => void told.push(purchase.phase) },
+      log,
+    );
+    expect(await teller.tell(structuredClone(owedPurchase), true)).toBe(true);
+    expect(told).toEqual(["refund-due", "refunded"]);
+  });
+
+  it("one that does not hold it leaves a newer phase to its holder", async () => {
+    const told: string[] = [];
+    const book = {
+      record: async (purchase: Purchase) => {
+        throw new StaleWriteError(purchase.id);
+      },
+      store: {
+        holdToTell: async () => "elsewhere",
+        get: async () => ({ ...structuredClone(owedPurchase), phase: "refunded" }),
+      },
+    };
+    const teller = new OutcomeTeller(
+      book as never,
+      { tell: async (purchase) => void told.push(purchase.phase) },
+      log,
+    );
+    await teller.tell(structuredClone(owedPurchase));
+    expect(told).toEqual(["refund-due"]);
   });
 });

@@ -271,6 +271,7 @@ export class LedgerPayments implements PaymentLedger {
           .executeTakeFirst();
         if (!done) return null;
         let language: string | null = null;
+        let purchaseRefunded = false;
         let leased = false;
         if (done.purchase_id !== null) {
           await tx
@@ -304,6 +305,7 @@ export class LedgerPayments implements PaymentLedger {
               .where("id", "=", purchase.id)
               .returning("lease_owner")
               .executeTakeFirst();
+            purchaseRefunded = true;
             leased = written?.lease_owner === token;
             await tx
               .insertInto("purchase_events")
@@ -318,15 +320,17 @@ export class LedgerPayments implements PaymentLedger {
               .execute();
           }
         }
-        return { refund: refundOf({ ...done, language }), leased };
+        return { refund: refundOf({ ...done, language }), purchaseRefunded, leased };
       }),
     );
     return marked.then((done) => {
       if (!done) return null;
-      const { refund, leased } = done;
-      if (!leased || refund.purchaseId === null) return refund;
+      const { refund, purchaseRefunded, leased } = done;
+      if (!purchaseRefunded || refund.purchaseId === null) return { ...refund, purchaseRefunded };
+      if (!leased) return { ...refund, purchaseRefunded };
       return {
         ...refund,
+        purchaseRefunded,
         lease: new RowLease(() => this.ledger.db, refund.purchaseId, token, leaseMs),
       };
     });
