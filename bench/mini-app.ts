@@ -261,12 +261,10 @@ ${stepRow("open a connection's packages (its button; `catalogue`)", "catalogue")
 | the four steps, one journey | ${ms(pooled("chat", journeyTotal))} | ${ms(pooled("app", journeyTotal))} | ${spreadOf(ratios(journeyTotal))} |
 
 The chat's payment step is timed to the link's message, the first answer the buyer can pay
-with; the bot edits the summary above it after. The app's answer comes when the whole offer is
-made: the same link's message sent to the chat (the app's purchase is the chat's, and the chat
-shows it) and Telegram's answer to it back, the message's id written to the ledger, then the
-answer. So opening a payment is the one step where the app is slower than the chat's first
-answer: Telegram's answer to that \`sendMessage\` is on the app's path (here the emulator on
-loopback; from a server, Telegram's round trip), and the chat's is not.
+with; the bot edits the summary above it after. The app's answer comes as soon as the offer
+shows its link (the offer recorded in the ledger before it is shown): the same link's message
+then goes to the chat without the app waiting for it (\`ShownLinks.awaitShown\`), so
+Telegram's answer to that \`sendMessage\` is on neither side's path to its first answer.
 `;
 writeFileSync(new URL("MINI-APP.md", import.meta.url), report);
 process.stdout.write(report);

@@ -140,6 +140,7 @@ function shopApiOf(
     takeCall: (user) => calls.take(String(user)),
     invoiceLink: invoices && ((purchase, payment) => invoices.link(purchase, payment)),
     shownLink: (purchaseId) => payments?.links.take(purchaseId),
+    ...(payments && { awaitShown: (purchaseId: string) => payments.links.awaitShown(purchaseId) }),
     historyShown: HISTORY_SHOWN,
   });
   return { path: `${MINI_APP_PATH}/api/`, handle: api.handle };

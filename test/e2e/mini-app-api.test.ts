@@ -492,7 +492,14 @@ describe("a purchase started in the Mini App", () => {
 
   it("paid through Khalti's page: one top-up, the receipt in the chat", async () => {
     const { user, auth, journey, renew } = await atCatalogue();
+    // The chat's message of the link held: the app has its link all the same, without waiting
+    // for Telegram's answer to that message (the offer is recorded before it is shown).
+    const message = stack.emulator.holdNext("sendMessage", { chatId: user.id });
     const started = await api("purchases", auth, { journey, bouquet: renew, method: "khalti" });
+    await message.reached;
+    expect(user.messages().some((m) => m.text?.includes("with Khalti"))).toBe(false);
+    message.release();
+    await user.waitForText("with Khalti");
     expect(started.status).toBe(200);
     const pidx = khalti.payments().at(-1)?.pidx ?? "";
     expect(String(started.body.link)).toContain(pidx);

@@ -21,6 +21,7 @@ export type ShownWay = { link: string } | { qr: string };
  */
 export class ShownLinks {
   private readonly shown = new Map<string, { way: ShownWay; at: number }>();
+  private readonly awaited = new Map<string, (way: ShownWay) => void>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -28,6 +29,18 @@ export class ShownLinks {
     const now = this.now();
     for (const [id, kept] of this.shown) if (now - kept.at > SHOWN_LINK_MS) this.shown.delete(id);
     this.shown.set(purchaseId, { way, at: now });
+    this.awaited.get(purchaseId)?.(way);
+    this.awaited.delete(purchaseId);
+  }
+
+  /**
+   * The way to pay of the purchase this request is opening, as soon as it is shown (the offer
+   * is recorded before it is): the app need not wait for the chat's message to be sent.
+   * `stop` when the opening ended without it.
+   */
+  awaitShown(purchaseId: string): { shown: Promise<ShownWay>; stop(): void } {
+    const shown = new Promise<ShownWay>((resolve) => this.awaited.set(purchaseId, resolve));
+    return { shown, stop: () => this.awaited.delete(purchaseId) };
   }
 
   take(purchaseId: string): ShownWay | undefined {

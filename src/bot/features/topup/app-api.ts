@@ -118,6 +118,11 @@ export interface AppApiParts {
   invoiceLink: ((purchase: Purchase, payment: PurchasePayment) => Promise<string>) | undefined;
   /** Khalti's or eSewa's link (openLink), or Fonepay's QR image, just shown for this purchase. */
   shownLink(purchaseId: string): { link: string } | { qr: string } | undefined;
+  /** The same, as soon as the offer this request opens shows it (ShownLinks.awaitShown). */
+  awaitShown?(purchaseId: string): {
+    shown: Promise<{ link: string } | { qr: string }>;
+    stop(): void;
+  };
   /** Purchases the history shows (the chat's /history). */
   historyShown: number;
 }
@@ -447,7 +452,26 @@ export function createAppApi(parts: AppApiParts) {
       checkout: checkoutOf(listing),
       ...(!listing.masked && { proved: true as const }),
     };
-    const opened = await payments.open(intent, method);
+    const soon = parts.awaitShown?.(intentId);
+    const opening = payments.open(intent, method);
+    const first = await Promise.race([
+      opening.then((opened) => ({ opened })),
+      ...(soon ? [soon.shown.then((way) => ({ way }))] : []),
+    ]);
+    soon?.stop();
+    if ("way" in first) {
+      // The way to pay is out, its offer recorded: the app opens it while the chat's message
+      // of it is sent; what befalls the rest is the purchase's, which the app follows.
+      parts.shownLink(intentId);
+      opening.catch((error: unknown) => {
+        deps.logger.warn(
+          { err: error, purchaseId: intentId },
+          "the rest of an offer opened from the app failed",
+        );
+      });
+      return answer(200, { purchase: intentId, ...first.way });
+    }
+    const { opened } = first;
     switch (opened.kind) {
       case "offered":
         return answer(200, { purchase: opened.purchase.id, ...(await payWith(opened.purchase)) });
