@@ -4,10 +4,10 @@
 // a connection by a typed code (masked), searches the catalogue, confirms, pays by card through
 // the stand-in's openInvoice, Khalti and eSewa through their pages (openLink), Fonepay's QR drawn
 // in the app and paid on the Fonepay sandbox's page (the bank app), and sees the top-up end in
-// the app and its receipt in the chat.
+// the app and its receipt in the chat; a purchase started in the chat is paid from the app. The
+// bot keeps its sessions in real Redis and its ledger on the tests' PostgreSQL server.
 import { existsSync } from "node:fs";
 import { copyFile, mkdir } from "node:fs/promises";
-import RedisMock from "ioredis-mock";
 import jsQRModule from "jsqr";
 import {
   type Browser,
@@ -21,6 +21,8 @@ import { PNG } from "pngjs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Playground, startPlayground } from "../../tools/playground/playground.js";
 import { captureLogs } from "../support/log-capture.js";
+import { testDatabase } from "../support/postgres.js";
+import { testRedis } from "../support/redis.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"];
@@ -28,6 +30,7 @@ const ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run
 const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
 
 let playground: Playground;
+let redis: ReturnType<typeof testRedis>;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -37,12 +40,21 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH.`);
   }
+  // As production runs: real Redis (keys of this file's own) and a PostgreSQL database.
+  redis = testRedis("playground_mini_app");
   playground = await startPlayground({
     host: "127.0.0.1",
     port: 0,
-    env: { LOG_LEVEL: "warn" },
+    env: { LOG_LEVEL: "warn", REDIS_KEY_PREFIX: redis.prefix },
     paymentMode: "all",
-    redis: new RedisMock({ port: 16_391 }),
+    // Its own connection: the bot closes it when it stops, the cleanup's stays.
+    redis: redis.redis.duplicate(),
+    ledger: {
+      kind: "postgres",
+      url: await testDatabase("playground_mini_app"),
+      poolSize: 4,
+      statementTimeoutMs: 10_000,
+    },
     logger: captureLogs("warn").logger,
   });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -57,6 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await playground?.close();
+  await redis?.cleanup();
 });
 
 /** The app inside its frame. */
@@ -273,6 +286,36 @@ it("left while its QR waits, the progress screen draws nothing on the next one w
     .locator("main")
     .evaluate(() => (globalThis as unknown as { added: string[] }).added);
   expect(added.join("\n")).not.toContain("The receipt is also in the chat.");
+  expect(problems).toEqual([]);
+}, 60_000);
+
+it("started in the chat, finished in the app: the chat's card purchase paid from the app's History, once", async () => {
+  const close = page.locator("#mini-app-close");
+  if (await close.isVisible()) await close.click();
+  const before = playground.sandbox.topups.length;
+  // In the chat: 1000001's Gold renewal, confirmed, its card invoice sent, not paid there.
+  await page.locator("#composer").fill("/topup 1000001");
+  await page.keyboard.press("Enter");
+  const menu = page.locator("#messages .message", { hasText: "Choose a package to buy:" }).last();
+  await menu.waitFor();
+  const menuId = await menu.getAttribute("data-message-id");
+  const sameMenu = page.locator(`#messages .message[data-message-id="${menuId}"]`);
+  await sameMenu.getByRole("button", { name: /Renew/ }).first().click();
+  await sameMenu.filter({ hasText: "Please confirm your top-up" }).waitFor();
+  const invoices = await page.locator("#messages .message:has(.invoice)").count();
+  await sameMenu.getByRole("button", { name: "💳 Pay by card" }).click();
+  await expect
+    .poll(() => page.locator("#messages .message:has(.invoice)").count())
+    .toBe(invoices + 1);
+  // In the app: the same purchase in its History, waiting, paid from there.
+  await openShop();
+  await app().getByRole("button", { name: "History" }).click();
+  await app().getByRole("heading", { name: "History" }).waitFor();
+  const waiting = app().locator("li", { hasText: "Waiting for your payment" }).first();
+  await waiting.getByRole("button", { name: "Pay" }).click();
+  await app().getByText("✅ Top-up successful").waitFor({ timeout: 20_000 });
+  await page.locator("#messages").getByText("Top-up successful").last().waitFor();
+  expect(playground.sandbox.topups).toHaveLength(before + 1);
   expect(problems).toEqual([]);
 }, 60_000);
 

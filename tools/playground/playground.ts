@@ -6,6 +6,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
+import type { LedgerTarget } from "../../src/adapters/ledger/connection.js";
 import type { Logger } from "../../src/adapters/logger.js";
 import { type App, createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
@@ -55,6 +56,8 @@ export interface PlaygroundOptions {
   paymentMode: DemoPaymentMode;
   /** In-process storage when REDIS_URL is not set. */
   redis?: Redis;
+  /** The ledger; in memory (PGlite) unless given (the browser tests: a PostgreSQL server). */
+  ledger?: LedgerTarget;
   logger: Logger;
 }
 
@@ -128,7 +131,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   await buildWebapp();
   const app: App = createApp(config, options.logger, {
     redis: options.redis,
-    ledger: { kind: "embedded", dataDir: null },
+    ledger: options.ledger ?? { kind: "embedded", dataDir: null },
   });
   await app.start();
   const web: Server = await startWeb({
