@@ -84,6 +84,23 @@ module.exports = {
       to: { path: "^src/" },
     },
     {
+      name: "the-page-stands-alone",
+      severity: "error",
+      comment:
+        "webapp/ is the Mini App's page, built for the browser: it talks to the bot over its " +
+        "HTTP API only, imports nothing of the bot, and nothing of the bot imports it (the bot " +
+        "serves its built files).",
+      from: { path: "^webapp/" },
+      to: { path: "^(src|tools|test|bench)/" },
+    },
+    {
+      name: "nothing-imports-the-page",
+      severity: "error",
+      comment: "The bot serves the page's built files from disk; no module imports its source.",
+      from: { path: "^(src|tools|test|bench)/" },
+      to: { path: "^webapp/" },
+    },
+    {
       name: "product-needs-no-dev-dependency",
       severity: "error",
       comment: "Production installs omit devDependencies (npm ci --omit=dev).",

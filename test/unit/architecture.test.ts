@@ -39,10 +39,10 @@ afterAll(() => rmSync(FIXTURE, { recursive: true, force: true }));
 
 describe("the boundary lint", () => {
   it("finds nothing to complain about in the project itself", () => {
-    expect(cruise(ROOT, ["src", "tools", "test", "bench"])).toEqual([]);
+    expect(cruise(ROOT, ["src", "tools", "test", "bench", "webapp"])).toEqual([]);
   });
 
-  it("fails on a domain that imports grammY, features that import each other, a cycle, tools in src, the bot reaching into the wiring", () => {
+  it("fails on a domain that imports grammY, features that import each other, a cycle, tools in src, the bot reaching into the wiring, the Mini App's page and the bot importing each other", () => {
     write({
       "tsconfig.json": JSON.stringify({
         compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true },
@@ -60,8 +60,11 @@ describe("the boundary lint", () => {
       "src/bot/deps.ts":
         'import { stores } from "../wiring/stores.js";\nexport const d = stores;\n',
       "src/wiring/stores.ts": "export const stores = 1;\n",
+      "webapp/app.ts": 'import { d } from "../src/bot/deps.js";\nexport const page = d;\n',
+      "src/bot/features/topup/app-page.ts":
+        'import { page } from "../../../../webapp/app.js";\nexport const p = page;\n',
     });
-    const rules = new Set(cruise(FIXTURE, ["src", "tools"]).map((v) => v.rule.name));
+    const rules = new Set(cruise(FIXTURE, ["src", "tools", "webapp"]).map((v) => v.rule.name));
     expect(rules).toEqual(
       new Set([
         "domain-is-pure",
@@ -70,6 +73,8 @@ describe("the boundary lint", () => {
         "no-cycles",
         "only-the-root-wires",
         "product-never-imports-tools",
+        "the-page-stands-alone",
+        "nothing-imports-the-page",
       ]),
     );
   });
