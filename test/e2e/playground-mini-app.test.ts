@@ -143,6 +143,32 @@ it("buys through the Mini App by card: the receipt in the app and in the chat", 
   expect(problems).toEqual([]);
 }, 60_000);
 
+it("is usable one-handed and by a screen reader: thumb-sized targets, every field labelled, each screen's heading focused", async () => {
+  await openShop();
+  await toCatalogue();
+  await app().getByLabel("Search packages").waitFor();
+  // Run in the app's frame (a string: the tests are typed without the DOM's types).
+  const found = (await app()
+    .locator("body")
+    .evaluate(`(() => {
+      const shown = (element) => element.offsetParent !== null;
+      const targets = [
+        ...document.querySelectorAll("button, select, input:not([type=checkbox]), label.check"),
+      ].filter(shown);
+      const fields = [...document.querySelectorAll("input, select")].filter(shown);
+      return {
+        targets: targets.length,
+        small: targets
+          .filter((t) => t.getBoundingClientRect().height < 44)
+          .map((t) => t.outerHTML.slice(0, 80)),
+        unlabelled: fields.filter((f) => (f.labels?.length ?? 0) === 0).map((f) => f.id),
+        focused: document.activeElement?.tagName,
+      };
+    })()`)) as { targets: number; small: string[]; unlabelled: string[]; focused: string };
+  expect(found.targets).toBeGreaterThan(3);
+  expect(found).toMatchObject({ small: [], unlabelled: [], focused: "H1" });
+});
+
 /** The shop opened, at Gold's confirm screen. */
 async function toGold(): Promise<void> {
   await openShop();

@@ -76,7 +76,8 @@ export interface Playground {
 
 export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
   // The page's address is known before anything starts: the pages link back to its chat.
-  const port = options.port === 0 ? await freePort(options.host) : options.port;
+  const reserved = options.port === 0 ? await reservePort(options.host) : undefined;
+  const port = reserved?.port ?? options.port;
   const url = `http://${options.host === "0.0.0.0" ? "localhost" : options.host}:${port}`;
   // The page stands in for t.me: the bot's links into Telegram (TELEGRAM_LINK_ROOT) open its
   // chat, and so do the sandboxes' "Back to Telegram".
@@ -133,7 +134,9 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     redis: options.redis,
     ledger: options.ledger ?? { kind: "embedded", dataDir: null },
   });
+  await site?.release();
   await app.start();
+  await reserved?.release();
   const web: Server = await startWeb({
     host: options.host,
     port,
@@ -224,14 +227,19 @@ function paymentEnv(
   };
 }
 
-/** A free port on 127.0.0.1 for the bot's pages. */
-async function localSite(): Promise<LocalSite> {
-  const port = await freePort();
-  return { port, publicUrl: `http://127.0.0.1:${port}` };
+/** A free port on 127.0.0.1 for the bot's pages, held until the bot is about to listen on it. */
+async function localSite(): Promise<LocalSite & { release(): Promise<void> }> {
+  const { port, release } = await reservePort();
+  return { port, publicUrl: `http://127.0.0.1:${port}`, release };
 }
 
-/** A TCP port on `host` that nobody listens on right now. */
-async function freePort(host = "127.0.0.1"): Promise<number> {
+/**
+ * A free port, held by a listener of ours until `release()`: the sandboxes, the emulator and the
+ * bot's own servers started meanwhile (each on a port the system picks) cannot take it.
+ */
+async function reservePort(
+  host = "127.0.0.1",
+): Promise<{ port: number; release(): Promise<void> }> {
   const probe = createServer();
   await new Promise<void>((resolve, reject) => {
     probe.once("error", reject);
@@ -239,6 +247,5 @@ async function freePort(host = "127.0.0.1"): Promise<number> {
   });
   const address = probe.address();
   const port = typeof address === "object" && address ? address.port : 0;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
+  return { port, release: () => new Promise<void>((resolve) => probe.close(() => resolve())) };
 }

@@ -1805,7 +1805,7 @@ function renderMenuApp() {
     return;
   }
   if (!button) {
-    button = h("button", { type: "button", id: "menu-app", class: "menu-app-button" });
+    button = h("button", { type: "button", id: "menu-app", class: "menu-button menu-app-button" });
     button.addEventListener("click", () => void openMiniApp(button.dataset.url));
     ui.composer.before(button);
   }
