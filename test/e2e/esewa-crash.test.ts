@@ -1,7 +1,6 @@
 // A bot process paying with eSewa SIGKILLed after the status check said COMPLETE (the payment
 // recorded) and before its top-up left: the next process tops up once and tells the buyer once.
 // Real processes, the eSewa sandbox, the emulator and the ledger.
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createEsewaSandbox,
@@ -11,10 +10,9 @@ import {
 } from "../../tools/esewa-sandbox/server.js";
 import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
-import { purchasesOf, toldPurchasesOf } from "../support/ledger-rows.js";
+import { killedBeforeTheTopup } from "../support/crash.js";
 import { PAID } from "../support/paying.js";
 import { freePort } from "../support/ports.js";
-import { until } from "../support/wait.js";
 
 describe("a bot paying with eSewa killed between the status check and the top-up", () => {
   let stack: ProcessStack;
@@ -45,7 +43,6 @@ describe("a bot paying with eSewa killed between the status check and the top-up
   });
 
   it("tops up once after the restart and sends one receipt", async () => {
-    const { sandbox } = stack;
     const first = stack.startBot(env);
     const user = stack.emulator.user({ id: 6500, first_name: "Cr", language_code: "en" });
     await expectReply(user, () => user.sendText("/topup 1000001"), "Choose a package", 15_000);
@@ -65,27 +62,6 @@ describe("a bot paying with eSewa killed between the status check and the top-up
     expect(form.status).toBe(302);
     const uuid = payUrl.split("/").at(-1) ?? "";
 
-    // After the payment the bot asks for a fresh listing first: held there, it is killed.
-    sandbox.setFault("get-subscription-package", { kind: "latency", ms: 60_000 });
-    const listings = sandbox.requests.length;
-    esewa.pay(uuid);
-    await until(() => sandbox.requests.length > listings, 10_000);
-    first.child.kill("SIGKILL");
-    await first.exited;
-    expect(sandbox.topups).toHaveLength(0);
-    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([{ phase: "paid" }]);
-    sandbox.clearFaults();
-
-    const receipt = user.waitForText("Top-up successful", { timeoutMs: 15_000 });
-    const second = stack.startBot(env);
-    expect((await receipt).text).toContain("with eSewa");
-    await sleep(2_500); // more checks and reconciliation passes: nothing is topped up or told again
-    expect(sandbox.topups).toHaveLength(1);
-    expect(user.messages().filter((m) => m.text?.includes("Top-up successful"))).toHaveLength(1);
-    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
-      { phase: "charged", told: "charged" },
-    ]);
-    second.child.kill("SIGTERM");
-    await second.exited;
+    await killedBeforeTheTopup(stack, first, user, env, () => esewa.pay(uuid), "with eSewa");
   }, 60_000);
 });

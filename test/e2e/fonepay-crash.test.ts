@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFonepaySandbox, type FonepaySandbox } from "../../tools/fonepay-sandbox/server.js";
 import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { expectReply } from "../support/chat.js";
-import { purchasesOf, toldPurchasesOf } from "../support/ledger-rows.js";
+import { killedBeforeTheTopup } from "../support/crash.js";
 import { PAID } from "../support/paying.js";
 import { until } from "../support/wait.js";
 
@@ -56,31 +56,9 @@ describe("bot processes paying with Fonepay QR", () => {
   }
 
   it("killed between the status call and the top-up: one top-up after the restart, one receipt", async () => {
-    const { sandbox } = stack;
     const first = stack.startBot(env);
     const { user, prn } = await qrFor(6900);
-    // After the payment the bot asks for a fresh listing first: held there, it is killed.
-    sandbox.setFault("get-subscription-package", { kind: "latency", ms: 60_000 });
-    const listings = sandbox.requests.length;
-    fonepay.pay(prn);
-    await until(() => sandbox.requests.length > listings, 10_000);
-    first.child.kill("SIGKILL");
-    await first.exited;
-    expect(sandbox.topups).toHaveLength(0);
-    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([{ phase: "paid" }]);
-    sandbox.clearFaults();
-
-    const receipt = user.waitForText("Top-up successful", { timeoutMs: 15_000 });
-    const second = stack.startBot(env);
-    expect((await receipt).text).toContain("with Fonepay QR");
-    await sleep(2_500); // more checks and reconciliation passes: nothing is topped up or told again
-    expect(sandbox.topups).toHaveLength(1);
-    expect(user.messages().filter((m) => m.text?.includes("Top-up successful"))).toHaveLength(1);
-    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
-      { phase: "charged", told: "charged" },
-    ]);
-    second.child.kill("SIGTERM");
-    await second.exited;
+    await killedBeforeTheTopup(stack, first, user, env, () => fonepay.pay(prn), "with Fonepay QR");
   }, 60_000);
 
   it("an open QR after a restart: watched again by the status call, paid, topped up once", async () => {

@@ -4,10 +4,10 @@
 // around a payment: the payment is refused while it cannot be checked, and a confirmation that
 // arrives while it is down is kept in the journal and written when it is back, then topped up. Real processes,
 // the emulator taking the payment, PostgreSQL servers of the test's own.
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
-import { purchasesOf, toldPurchasesOf } from "../support/ledger-rows.js";
+import { killedBeforeTheTopup } from "../support/crash.js";
+import { toldPurchasesOf } from "../support/ledger-rows.js";
 import { confirmationOf, logged, PAID, withInvoice } from "../support/paying.js";
 import { type OwnPostgres, startOwnPostgres } from "../support/postgres-server.js";
 import { BOT_TOKEN } from "../support/stack.js";
@@ -21,32 +21,17 @@ describe("a bot killed between the payment and the top-up", () => {
   afterAll(() => stack.stop());
 
   it("tops up once after the restart and sends one receipt", async () => {
-    const { sandbox } = stack;
     const first = stack.startBot(PAID);
     const { user, invoice } = await withInvoice(stack, 6400);
     const { message_id } = invoice;
-    // After the payment the bot asks for a fresh listing first: held there, it is killed.
-    sandbox.setFault("get-subscription-package", { kind: "latency", ms: 60_000 });
-    const listings = sandbox.requests.length;
-    expect((await user.pay(message_id)).kind).toBe("paid");
-    await until(() => sandbox.requests.length > listings, 10_000);
-    first.child.kill("SIGKILL");
-    await first.exited;
-    expect(sandbox.topups).toHaveLength(0);
-    expect(await purchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([{ phase: "paid" }]);
-    sandbox.clearFaults();
-
-    const receipt = user.waitForText("Top-up successful", { timeoutMs: 15_000 });
-    const second = stack.startBot(PAID);
-    expect((await receipt).text).toContain("Paid:");
-    await sleep(2_500); // two more reconciliation passes: nothing is topped up or told again
-    expect(sandbox.topups).toHaveLength(1);
-    expect(user.messages().filter((m) => m.text?.includes("Top-up successful"))).toHaveLength(1);
-    expect(await toldPurchasesOf(stack.databaseUrl, user.chatId)).toMatchObject([
-      { phase: "charged", told: "charged" },
-    ]);
-    second.child.kill("SIGTERM");
-    await second.exited;
+    await killedBeforeTheTopup(
+      stack,
+      first,
+      user,
+      PAID,
+      async () => expect((await user.pay(message_id)).kind).toBe("paid"),
+      "Paid:",
+    );
   }, 60_000);
 });
 
