@@ -22,6 +22,9 @@ describe.each(LEDGER_ENGINES)("the provider balance on %s", (engine) => {
     expect((await store.expected()).expectedMinor).toBe(-10_000n);
     await store.record({ kind: "reading", amountMinor: 12_345_650n, note: "", admin: 1 });
     await store.record({ kind: "deposit", amountMinor: 5_000_000n, note: "bank", admin: 1 });
+    // PGlite's clock counts milliseconds: a charge in the very millisecond of the reading is at
+    // the same instant, neither before nor after it. The charges come a moment later.
+    await new Promise((resolve) => setTimeout(resolve, 3));
     await charge("700", "699.5");
     await charge("65.5", null);
     const balance = await store.expected();
