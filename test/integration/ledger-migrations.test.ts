@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { LedgerConnection } from "../../src/adapters/ledger/connection.js";
-import { ledgerTarget } from "../support/ledger-fixture.js";
+import { EVERY_MIGRATION, ledgerTarget } from "../support/ledger-fixture.js";
 import { captureLogs } from "../support/log-capture.js";
 
 const logger = captureLogs().logger;
@@ -21,25 +21,7 @@ describe("migrations", () => {
     const applied = await sql<{ name: string }>`SELECT name FROM ledger_migrations`.execute(
       replicas[0]?.db ?? ({} as never),
     );
-    expect(applied.rows.map((row) => row.name)).toEqual([
-      "0001-purchases",
-      "0002-payments",
-      "0003-money-rules",
-      "0004-purchase-versions",
-      "0005-esewa",
-      "0006-payment-offers",
-      "0007-provider-balance",
-      "0008-reconciliation",
-      "0009-offer-lifecycle",
-      "0010-payment-anomalies",
-      "0011-payment-payer",
-      "0012-documented-states",
-      "0013-customer-proved",
-      "0014-menu-message",
-      "0015-refund-lease",
-      "0016-money-guards",
-      "0017-fonepay",
-    ]);
+    expect(applied.rows.map((row) => row.name)).toEqual(EVERY_MIGRATION);
     await Promise.all(replicas.map((replica) => replica.close()));
   });
 

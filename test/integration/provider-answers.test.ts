@@ -106,6 +106,17 @@ async function topupWith(given: Answer) {
   return { error, kind: topupFailure(error).kind };
 }
 
+/** The provider's health in front of the client: it pauses top-ups once the token is refused. */
+function healthOf(): ProviderHealth {
+  return new ProviderHealth(
+    client,
+    { send: async () => undefined },
+    { claim: async () => true, endOutage: async () => false },
+    { failuresToOpen: 5, probeAfterMs: 60_000, alertRepeatMs: 60_000 },
+    logger,
+  );
+}
+
 async function readWith(given: Answer): Promise<ReadFailure | "ok"> {
   answer = given;
   const read = await ask(() => client.txnStatus("checkout-1"), logger, "txn-status");
@@ -150,13 +161,7 @@ describe("a top-up", () => {
   );
 
   it("with our token refused by the provider's envelope pauses top-ups at once", async () => {
-    const health = new ProviderHealth(
-      client,
-      { send: async () => undefined },
-      { claim: async () => true, endOutage: async () => false },
-      { failuresToOpen: 5, probeAfterMs: 60_000, alertRepeatMs: 60_000 },
-      logger,
-    );
+    const health = healthOf();
     answer = refusal(401);
     const error = await health.topup(request).catch((e: unknown) => e);
     expect(topupFailure(error).kind).toBe("unauthorized");
@@ -165,13 +170,7 @@ describe("a top-up", () => {
   });
 
   it("with our token refused without the envelope is unknown, and still pauses top-ups", async () => {
-    const health = new ProviderHealth(
-      client,
-      { send: async () => undefined },
-      { claim: async () => true, endOutage: async () => false },
-      { failuresToOpen: 5, probeAfterMs: 60_000, alertRepeatMs: 60_000 },
-      logger,
-    );
+    const health = healthOf();
     answer = html(401);
     const error = await health.topup(request).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TopupOutcomeUnknownError);

@@ -11,6 +11,30 @@ import {
 import { captureLogs } from "./log-capture.js";
 import { testDatabase } from "./postgres.js";
 
+/**
+ * Every migration of the ledger, in order, written out here rather than read from the code: a
+ * migration added, renamed or reordered must be seen by the tests that check what was applied.
+ */
+export const EVERY_MIGRATION: readonly string[] = [
+  "0001-purchases",
+  "0002-payments",
+  "0003-money-rules",
+  "0004-purchase-versions",
+  "0005-esewa",
+  "0006-payment-offers",
+  "0007-provider-balance",
+  "0008-reconciliation",
+  "0009-offer-lifecycle",
+  "0010-payment-anomalies",
+  "0011-payment-payer",
+  "0012-documented-states",
+  "0013-customer-proved",
+  "0014-menu-message",
+  "0015-refund-lease",
+  "0016-money-guards",
+  "0017-fonepay",
+];
+
 export type LedgerEngine = "PostgreSQL" | "PGlite";
 
 /** The two engines a ledger suite runs on, for `describe.each(LEDGER_ENGINES)("… on %s", …)`. */
