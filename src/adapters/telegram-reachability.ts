@@ -6,6 +6,9 @@ import type { Log } from "../domain/ports.js";
 
 type Fetch = typeof fetch;
 
+/** The path's last part: the rest holds the bot's token, never logged. */
+const methodOf = (input: string) => new URL(input).pathname.split("/").at(-1) ?? "";
+
 /**
  * `fetch` (grammY's `client.fetch`), telling `log` when a Bot API call finds no Telegram (a
  * network error, or an answer that is not Telegram's JSON) and when one gets through again. A
@@ -13,28 +16,26 @@ type Fetch = typeof fetch;
  */
 export function reportingReachability(fetch: Fetch, log: Log): Fetch {
   let reachable: boolean | undefined;
-  const failed = (method: string, error: unknown, signal: AbortSignal | null | undefined) => {
+  const failed = (input: string, error: unknown, signal: AbortSignal | null | undefined) => {
     if (signal?.aborted) return;
     if (reachable !== false) {
       log.warn(
-        { method, err: error },
+        { method: methodOf(input), err: error },
         "Telegram cannot be reached: the Bot API's calls are tried again until it can",
       );
     }
     reachable = false;
   };
-  const reached = (method: string) => {
-    if (reachable === false) log.info({ method }, "Telegram can be reached again");
+  const reached = (input: string) => {
+    if (reachable === false) log.info({ method: methodOf(input) }, "Telegram can be reached again");
     reachable = true;
   };
   const call = async (input: string, init: RequestInit = {}) => {
-    // The path's last part is the method: the rest holds the bot's token, never logged.
-    const method = new URL(input).pathname.split("/").at(-1) ?? "";
     let answer: Response;
     try {
       answer = await fetch(input, init);
     } catch (error) {
-      failed(method, error, init.signal);
+      failed(input, error, init.signal);
       throw error;
     }
     return {
@@ -43,10 +44,10 @@ export function reportingReachability(fetch: Fetch, log: Log): Fetch {
       json: async () => {
         try {
           const body: unknown = await answer.json();
-          reached(method);
+          reached(input);
           return body;
         } catch (error) {
-          failed(method, error, init.signal);
+          failed(input, error, init.signal);
           throw error;
         }
       },
