@@ -7,7 +7,6 @@ import { telegramFetch } from "./adapters/http-client.js";
 import type { LedgerTarget } from "./adapters/ledger/connection.js";
 import type { Logger } from "./adapters/logger.js";
 import { Metrics } from "./adapters/metrics.js";
-import { reportingReachability } from "./adapters/telegram-reachability.js";
 import { createTelegramPorts } from "./bot/ports.js";
 import type { Config } from "./config.js";
 import { createLifecycle, type Lifecycle, Readiness } from "./lifecycle.js";
@@ -41,10 +40,10 @@ export function createApp(config: Config, logger: Logger, options: AppOptions = 
   // Redis and the ledger: every store, and the one test of "a store is away".
   const stores = createStores({ ...base, given: options });
   // What the bot says outside updates: outcomes, reminders, broadcasts, operators' alerts.
-  // The Bot API through undici, as every other outbound call; a Telegram out of reach is said.
+  // The Bot API through undici, as every other outbound call.
   const telegram = createTelegramPorts(config, stores.subscribers, logger, {
     apiRoot: config.telegramApiRoot,
-    fetch: reportingReachability(telegramFetch(), logger),
+    fetch: telegramFetch(),
   });
   // The provider's API, behind its health (alerts, top-ups paused while it refuses our token).
   const provider = createProvider({ ...base, stores, alerts: telegram.alerts });

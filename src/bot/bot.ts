@@ -33,6 +33,7 @@ import { configureApi } from "./shared/api.js";
 import { ConfirmationHold, isPaymentConfirmation } from "./shared/confirmation-hold.js";
 import { ChatUpdates, earlierUpdatesApplied } from "./shared/earlier-updates.js";
 import { errorBoundary } from "./shared/error-boundary.js";
+import type { TelegramReachability } from "./shared/reachability.js";
 import { ownStaffCommands } from "./shared/staff.js";
 import { gated } from "./shared/update-gate.js";
 
@@ -65,10 +66,11 @@ export function createBot(
   deps: BotDeps,
   outcomes: TelegramOutcomes,
   client: ApiClientOptions,
+  reachability: TelegramReachability,
 ): BotParts {
   const { config } = deps;
   const bot = new Bot<BotContext>(config.botToken, { client });
-  configureApi(bot.api, config.telegram.retryAttempts);
+  configureApi(bot.api, reachability, config.telegram.retryAttempts);
   const purchases = new PurchaseRunner(deps, outcomes);
 
   // Updates under way, however they came, so that a stop waits for each to write its session
@@ -191,7 +193,7 @@ export function createBot(
       },
       plugins: [
         async (ctx, next) => {
-          configureApi(ctx.api, config.telegram.retryAttempts);
+          configureApi(ctx.api, reachability, config.telegram.retryAttempts);
           await next();
         },
       ],

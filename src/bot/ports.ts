@@ -13,11 +13,14 @@ import { TelegramOutcomes } from "./features/topup/outcomes.js";
 import { TelegramAlerts } from "./shared/alerts.js";
 import { configureApi } from "./shared/api.js";
 import { Translator } from "./shared/i18n.js";
+import { TelegramReachability } from "./shared/reachability.js";
 import { ValueFormatter } from "./shared/values.js";
 
 export interface TelegramPorts {
   /** How the Bot API is called (its root, the HTTP client): the bot's own client too. */
   client: ApiClientOptions;
+  /** Whether Telegram can be reached, said in the log: every Api object of the bot's reports to it. */
+  reachability: TelegramReachability;
   /** The Bot API outside updates, with the bot's retries. */
   api: Api;
   i18n: Translator;
@@ -45,12 +48,14 @@ export function createTelegramPorts(
     }
     return found;
   };
+  const reachability = new TelegramReachability(log);
   const telegramApi = (retryAttempts?: number) =>
-    configureApi(new Api(config.botToken, client), retryAttempts);
+    configureApi(new Api(config.botToken, client), reachability, retryAttempts);
   // Outside updates: outcomes and alerts with the bot's retries; broadcasts pace themselves.
   const api = telegramApi(config.telegram.retryAttempts);
   return {
     client,
+    reachability,
     api,
     i18n,
     formatter,

@@ -111,7 +111,7 @@ export function createTelegramBot(parts: {
     settled,
     stopHolding,
     menus,
-  } = createBot(deps, telegram.outcomes, telegram.client);
+  } = createBot(deps, telegram.outcomes, telegram.client, telegram.reachability);
   const at = config.dailyReportAt;
   const dailyReports = at
     ? new DailyReports(

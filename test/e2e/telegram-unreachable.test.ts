@@ -1,6 +1,6 @@
 // A bot started without a way to Telegram (a wrong TELEGRAM_API_ROOT, no network) says so at once
 // and keeps trying; a stop while it waits ends it cleanly. Once Telegram answers it says that too
-// (test/unit/telegram-reachability.test.ts: grammY's retries back off from 3 s, not waited here).
+// (test/unit/reachability.test.ts: grammY's retries back off from 3 s, not waited here).
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ProcessStack, startProcessStack } from "../support/bot-process.js";
 import { freePort } from "../support/ports.js";
