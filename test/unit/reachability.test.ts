@@ -123,7 +123,8 @@ describe("Telegram's reachability", () => {
     const t = setUp();
     t.now("never answers");
     const stop = new AbortController();
-    const poll = t.api.getUpdates({ timeout: 30 }, stop.signal).catch((error: unknown) => error);
+    const signal = stop.signal as Parameters<typeof t.api.getUpdates>[1];
+    const poll = t.api.getUpdates({ timeout: 30 }, signal).catch((error: unknown) => error);
     stop.abort();
     await poll;
     expect(t.lines).toEqual([]);
