@@ -24,6 +24,19 @@ describe.each(LEDGER_ENGINES)("a refund marked done on %s", (engine) => {
     await ledger.empty();
   });
 
+  /** NPR 700 paid by card for the purchase, as Telegram confirms it (charge `ch-<n>`). */
+  const cardPaid = (purchaseId: string, n: string, at: number) =>
+    store.receivePayment(
+      {
+        method: "telegram",
+        purchaseId,
+        currency: "NPR",
+        minor: 70_000,
+        charge: { id: `ch-${n}`, providerId: `pc-${n}`, at },
+      },
+      1_000,
+    );
+
   /** Every message the buyer got: the teller's outcome texts and the refund channel's. */
   function parts(book: PurchaseBook) {
     const said: string[] = [];
@@ -69,16 +82,7 @@ describe.each(LEDGER_ENGINES)("a refund marked done on %s", (engine) => {
         [],
       );
       // A second payment for it (a second invoice paid): it pays for nothing, owed back.
-      const receipt = await store.receivePayment(
-        {
-          method: "telegram",
-          purchaseId: "p-stray",
-          currency: "NPR",
-          minor: 70_000,
-          charge: { id: "ch-2", providerId: "pc-2", at: now },
-        },
-        1_000,
-      );
+      const receipt = await cardPaid("p-stray", "2", now);
       expect(receipt.kind).toBe("stray");
       if (receipt.kind !== "stray") return;
       const { said, desk } = parts(new PurchaseBook(store, logger));
@@ -96,16 +100,7 @@ describe.each(LEDGER_ENGINES)("a refund marked done on %s", (engine) => {
       });
       const created = await store.create(opened, 1_000);
       if (created.kind === "created") await created.lease.release();
-      const receipt = await store.receivePayment(
-        {
-          method: "telegram",
-          purchaseId: "p-wb",
-          currency: "NPR",
-          minor: 70_000,
-          charge: { id: "ch-wb", providerId: "pc-wb", at: now },
-        },
-        1_000,
-      );
+      const receipt = await cardPaid("p-wb", "wb", now);
       if (receipt.kind !== "applied") throw new Error(receipt.kind);
       await receipt.claim.lease.release();
       // The top-up could not be made: owed back (the payment's refund falls due in the same write).

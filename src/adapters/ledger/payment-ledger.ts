@@ -326,8 +326,9 @@ export class LedgerPayments implements PaymentLedger {
     return marked.then((done) => {
       if (!done) return null;
       const { refund, purchaseRefunded, leased } = done;
-      if (!purchaseRefunded || refund.purchaseId === null) return { ...refund, purchaseRefunded };
-      if (!leased) return { ...refund, purchaseRefunded };
+      if (!purchaseRefunded || !leased || refund.purchaseId === null) {
+        return { ...refund, purchaseRefunded };
+      }
       return {
         ...refund,
         purchaseRefunded,

@@ -462,7 +462,7 @@ export function createAppApi(parts: AppApiParts) {
     if ("way" in first) {
       // The way to pay is out, its offer recorded: the app opens it while the chat's message
       // of it is sent; what befalls the rest is the purchase's, which the app follows.
-      parts.shownLink(intentId);
+      parts.shownLink(intentId); // taken: it is this answer's, not left for another
       opening.catch((error: unknown) => {
         deps.logger.warn(
           { err: error, purchaseId: intentId },
